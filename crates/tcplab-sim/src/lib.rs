@@ -1,0 +1,27 @@
+//! tcplab-sim: the discrete-event simulator core of tcplab.
+//!
+//! Pure Rust, no Python. Time is integer nanoseconds ([`time::SimTime`]); the event queue is
+//! ordered by `(time, seq)` ([`engine`]); every random component has its own seeded stream
+//! ([`rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run with [`run`], which
+//! returns a JSON summary and columnar tables ([`output::SimOutput`]).
+
+pub mod engine;
+pub mod error;
+pub mod link;
+pub mod loss;
+pub mod output;
+pub mod packet;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod trace;
+pub mod units;
+
+pub use error::{SimError, SimResult};
+pub use output::{Column, SimOutput, Table};
+pub use scenario::Scenario;
+pub use sim::run;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

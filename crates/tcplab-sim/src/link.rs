@@ -1,0 +1,331 @@
+//! Full-duplex point-to-point links, modelled per direction.
+//!
+//! A direction has a rate, a propagation delay, an MTU, a framing, a drop-tail transmit queue and
+//! an error model. The transmitter is modelled analytically: it is busy until `busy_until`; a frame
+//! offered at `t` starts at `max(t, busy_until)`, is on the wire for its serialisation time, and
+//! arrives `delay` later. This is exactly a FIFO queue with one server, without events for
+//! transmission start and end. The queue limit counts frames waiting, not the one being sent (as
+//! ns-3's DropTail queue behind its device).
+//!
+//! Errors are decided when a frame starts transmission, in transmission order, so the error model
+//! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
+//! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
+
+use std::collections::VecDeque;
+
+use crate::loss::{ErrorModel, FrameInfo};
+use crate::packet::Packet;
+use crate::time::{serialization, Dur, SimTime};
+
+/// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// IEEE 802.3: 8 B preamble+SFD, 14 B header, 4 B FCS, 12 B inter-frame gap (38 B, the
+    /// paper's section 4.3.2), and a 64-byte minimum frame (payload padded to 46 B).
+    Ethernet,
+    /// PPP in HDLC-like framing (RFC 1662): flag, address, control, 2 B protocol, 2 B FCS, flag.
+    Ppp,
+    /// No link-layer bytes at all.
+    None,
+}
+
+impl Framing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Framing::Ethernet => "ethernet",
+            Framing::Ppp => "ppp",
+            Framing::None => "none",
+        }
+    }
+    /// Bytes the frame occupies on the wire (what serialisation time is computed from).
+    #[inline]
+    pub fn wire_bytes(self, ip_bytes: u32) -> u32 {
+        match self {
+            Framing::Ethernet => 8 + 14 + ip_bytes.max(46) + 4 + 12,
+            Framing::Ppp => ip_bytes + 8,
+            Framing::None => ip_bytes,
+        }
+    }
+    /// Bytes exposed to bit errors: the frame from header to FCS (no preamble or gap).
+    #[inline]
+    pub fn exposed_bytes(self, ip_bytes: u32) -> u32 {
+        match self {
+            Framing::Ethernet => 14 + ip_bytes.max(46) + 4,
+            Framing::Ppp => ip_bytes + 8,
+            Framing::None => ip_bytes,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+    Unlimited,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkStats {
+    pub frames_offered: u64,
+    pub frames_sent: u64,
+    pub frames_dropped_error: u64,
+    pub frames_dropped_queue: u64,
+    pub bytes_on_wire: u64,
+    pub ip_bytes_delivered: u64,
+    pub busy_ns: u64,
+    pub queue_delay_ns_sum: u64,
+    pub queue_delay_ns_max: u64,
+    pub max_queue_packets: u64,
+}
+
+/// The fate of a frame offered to a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// Dropped by the full queue.
+    QueueDrop,
+    /// Accepted; `head_changed` is true if it is now the first frame in flight (the caller
+    /// schedules a delivery event at `arrival`).
+    Accepted { arrival: SimTime, head_changed: bool },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct InFlight {
+    pub arrival: SimTime,
+    pub corrupted: bool,
+    pub pkt: Packet,
+}
+
+#[derive(Debug)]
+pub struct LinkDir {
+    pub name: String,
+    pub from: u16,
+    pub to: u16,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub mtu: u32,
+    pub framing: Framing,
+    pub queue_limit: QueueLimit,
+    pub err: ErrorModel,
+    pub stats: LinkStats,
+    busy_until: SimTime,
+    /// Frames accepted whose transmission has not started: (start time, wire bytes).
+    waiting: VecDeque<(SimTime, u32)>,
+    waiting_bytes: u64,
+    in_flight: VecDeque<InFlight>,
+}
+
+impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        from: u16,
+        to: u16,
+        rate_bps: u64,
+        delay: Dur,
+        mtu: u32,
+        framing: Framing,
+        queue_limit: QueueLimit,
+        err: ErrorModel,
+    ) -> Self {
+        LinkDir {
+            name,
+            from,
+            to,
+            rate_bps,
+            delay,
+            mtu,
+            framing,
+            queue_limit,
+            err,
+            stats: LinkStats::default(),
+            busy_until: SimTime::ZERO,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            in_flight: VecDeque::new(),
+        }
+    }
+
+    /// Frames waiting in the queue at `now` (not counting the one on the wire).
+    pub fn queue_len(&mut self, now: SimTime) -> usize {
+        self.expire_waiting(now);
+        self.waiting.len()
+    }
+
+    #[inline]
+    fn expire_waiting(&mut self, now: SimTime) {
+        while let Some(&(start, bytes)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= bytes as u64;
+        }
+    }
+
+    /// Offer a packet for transmission at `now`.
+    #[inline]
+    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Offer {
+        self.stats.frames_offered += 1;
+        let ip = pkt.ip_bytes();
+        let wire = self.framing.wire_bytes(ip);
+        let start = if self.busy_until > now {
+            self.expire_waiting(now);
+            let full = match self.queue_limit {
+                QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
+                QueueLimit::Bytes(b) => self.waiting_bytes + wire as u64 > b,
+                QueueLimit::Unlimited => false,
+            };
+            if full {
+                self.stats.frames_dropped_queue += 1;
+                return Offer::QueueDrop;
+            }
+            let start = self.busy_until;
+            self.waiting.push_back((start, wire));
+            self.waiting_bytes += wire as u64;
+            let qlen = self.waiting.len() as u64;
+            self.stats.max_queue_packets = self.stats.max_queue_packets.max(qlen);
+            let wait = start.since(now).0;
+            self.stats.queue_delay_ns_sum += wait;
+            self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
+            start
+        } else {
+            now
+        };
+        let tx = serialization(wire as u64, self.rate_bps);
+        self.busy_until = start + tx;
+        self.stats.frames_sent += 1;
+        self.stats.bytes_on_wire += wire as u64;
+        self.stats.busy_ns += tx.0;
+        let tcp = if pkt.seq_len() > 0 {
+            Some((pkt.seq, pkt.tx_count))
+        } else {
+            None
+        };
+        let corrupted = self.err.corrupts(&FrameInfo {
+            exposed_bytes: self.framing.exposed_bytes(ip),
+            tcp,
+        });
+        let arrival = self.busy_until + self.delay;
+        let head_changed = self.in_flight.is_empty();
+        self.in_flight.push_back(InFlight {
+            arrival,
+            corrupted,
+            pkt,
+        });
+        Offer::Accepted {
+            arrival,
+            head_changed,
+        }
+    }
+
+    /// Remove the head frame (its delivery event fired). Returns it and the next head's arrival.
+    #[inline]
+    pub fn take_head(&mut self) -> Option<(InFlight, Option<SimTime>)> {
+        let f = self.in_flight.pop_front()?;
+        if f.corrupted {
+            self.stats.frames_dropped_error += 1;
+        } else {
+            self.stats.ip_bytes_delivered += f.pkt.ip_bytes() as u64;
+        }
+        Some((f, self.in_flight.front().map(|n| n.arrival)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::ErrorModelConfig;
+    use crate::rng::stream;
+
+    fn pkt(len: u32) -> Packet {
+        Packet {
+            uid: 0,
+            conn: 0,
+            to_end: 0,
+            src: 0,
+            dst: 1,
+            flags: 0,
+            seq: 1,
+            ack: 0,
+            len,
+            wnd: 0,
+            tx_count: 1,
+            opt_len: 0,
+            syn_mss: 0,
+            syn_wscale: -1,
+            syn_sack_ok: false,
+            ts_val: 0,
+            ts_ecr: 0,
+            has_ts: false,
+            n_sack: 0,
+            sack: Default::default(),
+        }
+    }
+
+    fn dir(limit: QueueLimit) -> LinkDir {
+        LinkDir::new(
+            "l:ab".into(),
+            0,
+            1,
+            10_000_000,
+            Dur::from_millis(20),
+            1500,
+            Framing::Ethernet,
+            limit,
+            ErrorModel::new(ErrorModelConfig::None, stream(0, "l")),
+        )
+    }
+
+    #[test]
+    fn ethernet_framing_sizes() {
+        assert_eq!(Framing::Ethernet.wire_bytes(1500), 1538);
+        assert_eq!(Framing::Ethernet.wire_bytes(40), 84); // padded to the 64-byte minimum
+        assert_eq!(Framing::Ethernet.exposed_bytes(1500), 1518);
+        assert_eq!(Framing::Ppp.wire_bytes(1500), 1508);
+    }
+
+    #[test]
+    fn back_to_back_frames_are_serialised_then_delayed() {
+        let mut d = dir(QueueLimit::Packets(10));
+        // 1538 B at 10 Mb/s = 1230.4 us.
+        let a = d.offer(SimTime::ZERO, pkt(1460));
+        let b = d.offer(SimTime::ZERO, pkt(1460));
+        assert_eq!(
+            a,
+            Offer::Accepted {
+                arrival: SimTime(1_230_400 + 20_000_000),
+                head_changed: true
+            }
+        );
+        assert_eq!(
+            b,
+            Offer::Accepted {
+                arrival: SimTime(2 * 1_230_400 + 20_000_000),
+                head_changed: false
+            }
+        );
+    }
+
+    #[test]
+    fn drop_tail_counts_waiting_frames_only() {
+        let mut d = dir(QueueLimit::Packets(2));
+        // One on the wire + two waiting are accepted; the fourth is dropped.
+        for _ in 0..3 {
+            assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
+        }
+        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert_eq!(d.stats.frames_dropped_queue, 1);
+        // After the first two transmissions end, room again.
+        assert_eq!(d.queue_len(SimTime(2_460_800)), 0);
+        assert!(matches!(d.offer(SimTime(2_460_800), pkt(1460)), Offer::Accepted { .. }));
+    }
+
+    #[test]
+    fn byte_limited_queue() {
+        let mut d = dir(QueueLimit::Bytes(2000));
+        assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
+        assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
+        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert!(matches!(d.offer(SimTime::ZERO, pkt(0)), Offer::Accepted { .. }));
+    }
+}

@@ -1,0 +1,1058 @@
+//! Scenario files: TOML (or the same structure as JSON), validated field by field.
+//!
+//! Every error names the field by its path (`links[1].ab.error.ber`), the value, and what is
+//! allowed. Unknown fields are errors, never ignored. A stack profile fills the TCP defaults; any
+//! field given overrides it, at scenario level (`[tcp]`) or per application (`[apps.tcp]`).
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{SimError, SimResult};
+use crate::link::{Framing, QueueLimit};
+use crate::loss::{ErrorModelConfig, Law};
+use crate::tcp::cc::{self, CaRule};
+use crate::tcp::recovery;
+use crate::tcp::rto::RtoConfig;
+use crate::tcp::TcpConfig;
+use crate::time::Dur;
+use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunCfg {
+    pub name: String,
+    pub seed: u64,
+    pub stop_time: Dur,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeCfg {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirCfg {
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub mtu: u32,
+    pub framing: Framing,
+    pub queue: QueueLimit,
+    pub error: ErrorModelConfig,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkCfg {
+    pub name: String,
+    pub a: usize,
+    pub b: usize,
+    /// [a -> b, b -> a]
+    pub dirs: [DirCfg; 2],
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppKind {
+    /// The client requests `size` bytes; the server sends them and closes.
+    Ftp { size: u64, request_size: u64 },
+    /// The client sends `size` bytes (None: forever) to the server.
+    Bulk { size: Option<u64> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppCfg {
+    pub name: String,
+    pub kind: AppKind,
+    pub client: usize,
+    pub server: usize,
+    pub start: Dur,
+    pub tcp: TcpConfig,
+    pub profile: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputCfg {
+    pub trace: bool,
+    pub trace_interval: Option<Dur>,
+    pub events: bool,
+    pub packets: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub run: RunCfg,
+    pub nodes: Vec<NodeCfg>,
+    pub links: Vec<LinkCfg>,
+    pub apps: Vec<AppCfg>,
+    pub output: OutputCfg,
+    /// The scenario as given, with the seed as set; kept for `to_json`.
+    raw: Value,
+}
+
+// ---------------------------------------------------------------------------- value helpers
+
+fn keys_ok(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> SimResult<()> {
+    for k in map.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(SimError::UnknownField {
+                field: join(path, k),
+                allowed: allowed.join(", "),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn table<'a>(v: &'a Value, path: &str) -> SimResult<&'a Map<String, Value>> {
+    v.as_object()
+        .ok_or_else(|| SimError::invalid(path, v, "a table of fields"))
+}
+
+fn get_str(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<String>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(SimError::invalid(join(path, key), v, "a string")),
+    }
+}
+
+fn get_bool(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<bool>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(SimError::invalid(join(path, key), v, "true or false")),
+    }
+}
+
+fn get_uint(
+    m: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    min: u64,
+    max: u64,
+) -> SimResult<Option<u64>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(SimError::invalid(
+                join(path, key),
+                v,
+                format!("a whole number from {min} to {max}"),
+            )),
+        },
+    }
+}
+
+fn get_f64(m: &Map<String, Value>, path: &str, key: &str, lo: f64, hi: f64) -> SimResult<Option<f64>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(x) if x >= lo && x <= hi => Ok(Some(x)),
+            _ => Err(SimError::invalid(
+                join(path, key),
+                v,
+                format!("a number from {lo} to {hi}"),
+            )),
+        },
+    }
+}
+
+fn get_dur(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<Dur>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => parse_duration(&join(path, key), s).map(Some),
+        Some(v) => Err(SimError::invalid(
+            join(path, key),
+            v,
+            "a duration with a unit, such as \"20ms\" or \"1.5s\"",
+        )),
+    }
+}
+
+fn get_rate(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<u64>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => parse_rate(&join(path, key), s).map(Some),
+        Some(v) => Err(SimError::invalid(
+            join(path, key),
+            v,
+            "a bit rate with a unit, such as \"10Mbps\"",
+        )),
+    }
+}
+
+fn get_size(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<u64>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => parse_size(&join(path, key), s).map(Some),
+        Some(v) => match v.as_u64() {
+            Some(n) => Ok(Some(n)),
+            None => Err(SimError::invalid(
+                join(path, key),
+                v,
+                "a size such as \"10MB\" or a whole number of bytes",
+            )),
+        },
+    }
+}
+
+fn get_prob(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<f64>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => parse_probability(&join(path, key), s).map(Some),
+        Some(v) => match v.as_f64() {
+            Some(x) => check_probability(&join(path, key), x).map(Some),
+            None => Err(SimError::invalid(
+                join(path, key),
+                v,
+                "a probability between 0 and 1, such as 0.01, \"1e-6\" or \"1%\"",
+            )),
+        },
+    }
+}
+
+fn required<T>(v: Option<T>, path: &str, key: &str, what: &str) -> SimResult<T> {
+    v.ok_or_else(|| SimError::MissingField {
+        field: join(path, key),
+        allowed: what.to_string(),
+    })
+}
+
+// ---------------------------------------------------------------------------- profiles
+
+pub const PROFILES: &[(&str, &str)] = &[
+    (
+        "riverbed",
+        "Riverbed Modeler 16 defaults (Table 2 of Sarkar et al. 2022): rwnd 8760, IW 2, delayed ACK 200 ms/2 segments, RTO 3 s initial, 1 s min, 64 s max, 0.5 s granularity, Reno",
+    ),
+    (
+        "rfc",
+        "RFC defaults: RFC 5681 Reno with byte counting and IW per its formula, RFC 6298 RTO (1 s initial and min, 60 s max), RFC 3042 limited transmit, RFC 1122 delayed ACK, Nagle",
+    ),
+];
+
+/// RFC 5681 section 3.1 initial window for a given SMSS.
+pub fn rfc5681_initial_window(mss: u32) -> u32 {
+    if mss > 2190 {
+        2
+    } else if mss > 1095 {
+        3
+    } else {
+        4
+    }
+}
+
+pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
+    let unlimited = u64::MAX / 4;
+    match name {
+        // Table 2 of Sarkar, Ammann, Zabir 2022 (Riverbed Modeler 16.0 TCP defaults). Values the
+        // table does not give: send buffer (unlimited), retry limit (12), slow-start threshold
+        // (unlimited), congestion-avoidance rule (MSS*MSS/cwnd per ACK, the paper's eq. 17).
+        "riverbed" => Ok(TcpConfig {
+            mss: 1460,
+            rcv_buf: 8760,
+            snd_buf: unlimited,
+            initial_cwnd: 2,
+            initial_ssthresh: unlimited,
+            ca_rule: CaRule::PerAck,
+            abc_limit: 1,
+            delayed_ack: true,
+            delack_max: Dur::from_millis(200),
+            delack_segments: 2,
+            dupthresh: 3,
+            limited_transmit: false,
+            rto: RtoConfig {
+                initial: Dur::from_secs(3),
+                min: Dur::from_secs(1),
+                max: Dur::from_secs(64),
+                granularity: Dur::from_millis(500),
+                alpha: 0.125,
+                beta: 0.25,
+                k: 4.0,
+            },
+            max_retries: 12,
+            nagle: false,
+            window_scaling: false,
+            timestamps: false,
+            sack: false,
+            congestion_control: "reno".into(),
+            loss_recovery: "rfc5681".into(),
+            rcv_read_rate: None,
+        }),
+        // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
+        // scaling), and the clock granularity 1 ms.
+        "rfc" => Ok(TcpConfig {
+            mss: 1460,
+            rcv_buf: 65_535,
+            snd_buf: unlimited,
+            initial_cwnd: rfc5681_initial_window(1460),
+            initial_ssthresh: unlimited,
+            ca_rule: CaRule::ByteCounting,
+            abc_limit: 1,
+            delayed_ack: true,
+            delack_max: Dur::from_millis(200),
+            delack_segments: 2,
+            dupthresh: 3,
+            limited_transmit: true,
+            rto: RtoConfig {
+                initial: Dur::from_secs(1),
+                min: Dur::from_secs(1),
+                max: Dur::from_secs(60),
+                granularity: Dur::from_millis(1),
+                alpha: 0.125,
+                beta: 0.25,
+                k: 4.0,
+            },
+            max_retries: 15,
+            nagle: true,
+            window_scaling: false,
+            timestamps: false,
+            sack: false,
+            congestion_control: "reno".into(),
+            loss_recovery: "rfc5681".into(),
+            rcv_read_rate: None,
+        }),
+        other => Err(SimError::invalid(
+            path,
+            format!("{other:?}"),
+            format!(
+                "one of: {}",
+                PROFILES.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
+const TCP_KEYS: &[&str] = &[
+    "profile",
+    "mss",
+    "rcv_buf",
+    "snd_buf",
+    "initial_cwnd",
+    "initial_ssthresh",
+    "ca_rule",
+    "abc_limit",
+    "delayed_ack",
+    "delack_max",
+    "delack_segments",
+    "dupthresh",
+    "limited_transmit",
+    "rto_initial",
+    "rto_min",
+    "rto_max",
+    "clock_granularity",
+    "rtt_alpha",
+    "rtt_beta",
+    "rto_k",
+    "max_retries",
+    "nagle",
+    "window_scaling",
+    "timestamps",
+    "sack",
+    "congestion_control",
+    "loss_recovery",
+    "variant",
+    "rcv_read_rate",
+];
+
+/// Classic variant names and the (congestion control, loss recovery) pair each stands for.
+pub fn classic_variant(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        "reno" => Some(("reno", "rfc5681")),
+        _ => None,
+    }
+}
+
+/// Merge TCP override tables: later tables win key by key.
+fn merged_tcp(base: Option<&Value>, over: Option<&Value>) -> Map<String, Value> {
+    let mut m = Map::new();
+    for v in [base, over].into_iter().flatten() {
+        if let Some(o) = v.as_object() {
+            for (k, x) in o {
+                m.insert(k.clone(), x.clone());
+            }
+        }
+    }
+    m
+}
+
+fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfig)> {
+    keys_ok(m, path, TCP_KEYS)?;
+    let pname = get_str(m, path, "profile")?.unwrap_or_else(|| "rfc".into());
+    let mut c = profile(&pname, &join(path, "profile"))?;
+    if let Some(v) = get_uint(m, path, "mss", 64, 65_495)? {
+        c.mss = v as u32;
+        if pname == "rfc" && !m.contains_key("initial_cwnd") {
+            c.initial_cwnd = rfc5681_initial_window(c.mss);
+        }
+    }
+    if let Some(v) = get_size(m, path, "rcv_buf")? {
+        c.rcv_buf = v;
+    }
+    if let Some(v) = get_size(m, path, "snd_buf")? {
+        c.snd_buf = v;
+    }
+    if c.rcv_buf < c.mss as u64 {
+        return Err(SimError::invalid(
+            join(path, "rcv_buf"),
+            c.rcv_buf,
+            format!("at least one MSS ({} bytes)", c.mss),
+        ));
+    }
+    if c.snd_buf < c.mss as u64 {
+        return Err(SimError::invalid(
+            join(path, "snd_buf"),
+            c.snd_buf,
+            format!("at least one MSS ({} bytes)", c.mss),
+        ));
+    }
+    if let Some(v) = get_uint(m, path, "initial_cwnd", 1, 1000)? {
+        c.initial_cwnd = v as u32;
+    }
+    match m.get("initial_ssthresh") {
+        None => {}
+        Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.initial_ssthresh = u64::MAX / 4,
+        Some(_) => {
+            let v = required(get_size(m, path, "initial_ssthresh")?, path, "initial_ssthresh", "")?;
+            if v < 2 * c.mss as u64 {
+                return Err(SimError::invalid(
+                    join(path, "initial_ssthresh"),
+                    v,
+                    "a size of at least 2 MSS, or \"inf\"",
+                ));
+            }
+            c.initial_ssthresh = v;
+        }
+    }
+    if let Some(s) = get_str(m, path, "ca_rule")? {
+        c.ca_rule = match s.as_str() {
+            "per_ack" => CaRule::PerAck,
+            "byte_counting" => CaRule::ByteCounting,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "ca_rule"),
+                    format!("{s:?}"),
+                    "\"per_ack\" (cwnd += MSS*MSS/cwnd per ACK) or \"byte_counting\" (RFC 3465)",
+                ))
+            }
+        };
+    }
+    if let Some(v) = get_uint(m, path, "abc_limit", 1, 64)? {
+        c.abc_limit = v;
+    }
+    if let Some(v) = get_bool(m, path, "delayed_ack")? {
+        c.delayed_ack = v;
+    }
+    if let Some(v) = get_dur(m, path, "delack_max")? {
+        if v > Dur::from_millis(500) {
+            return Err(SimError::invalid(
+                join(path, "delack_max"),
+                format!("{v}"),
+                "at most 500ms (RFC 1122 4.2.3.2)",
+            ));
+        }
+        c.delack_max = v;
+    }
+    if let Some(v) = get_uint(m, path, "delack_segments", 1, 64)? {
+        c.delack_segments = v as u32;
+    }
+    if let Some(v) = get_uint(m, path, "dupthresh", 1, 1000)? {
+        c.dupthresh = v as u32;
+    }
+    if let Some(v) = get_bool(m, path, "limited_transmit")? {
+        c.limited_transmit = v;
+    }
+    if let Some(v) = get_dur(m, path, "rto_initial")? {
+        c.rto.initial = v;
+    }
+    if let Some(v) = get_dur(m, path, "rto_min")? {
+        c.rto.min = v;
+    }
+    if let Some(v) = get_dur(m, path, "rto_max")? {
+        c.rto.max = v;
+    }
+    if let Some(v) = get_dur(m, path, "clock_granularity")? {
+        c.rto.granularity = v;
+    }
+    if c.rto.min > c.rto.max || c.rto.initial.0 == 0 || c.rto.max.0 == 0 {
+        return Err(SimError::invalid(
+            join(path, "rto_min"),
+            format!("min {} initial {} max {}", c.rto.min, c.rto.initial, c.rto.max),
+            "positive RTO values with rto_min <= rto_max",
+        ));
+    }
+    if let Some(v) = get_f64(m, path, "rtt_alpha", 0.0, 1.0)? {
+        c.rto.alpha = v;
+    }
+    if let Some(v) = get_f64(m, path, "rtt_beta", 0.0, 1.0)? {
+        c.rto.beta = v;
+    }
+    if let Some(v) = get_f64(m, path, "rto_k", 0.0, 100.0)? {
+        c.rto.k = v;
+    }
+    if let Some(v) = get_uint(m, path, "max_retries", 1, 100)? {
+        c.max_retries = v as u32;
+    }
+    if let Some(v) = get_bool(m, path, "nagle")? {
+        c.nagle = v;
+    }
+    if let Some(v) = get_bool(m, path, "window_scaling")? {
+        c.window_scaling = v;
+    }
+    if let Some(v) = get_bool(m, path, "timestamps")? {
+        c.timestamps = v;
+    }
+    if let Some(v) = get_bool(m, path, "sack")? {
+        c.sack = v;
+    }
+    if let Some(v) = get_str(m, path, "variant")? {
+        let (cc, lr) = classic_variant(&v).ok_or_else(|| {
+            SimError::invalid(join(path, "variant"), format!("{v:?}"), "one of: reno")
+        })?;
+        c.congestion_control = cc.into();
+        c.loss_recovery = lr.into();
+    }
+    if let Some(v) = get_str(m, path, "congestion_control")? {
+        if cc::by_name(&v).is_none() {
+            let names: Vec<&str> = cc::registry().iter().map(|r| r.0).collect();
+            return Err(SimError::invalid(
+                join(path, "congestion_control"),
+                format!("{v:?}"),
+                format!("one of: {}", names.join(", ")),
+            ));
+        }
+        c.congestion_control = v;
+    }
+    if let Some(v) = get_str(m, path, "loss_recovery")? {
+        if recovery::by_name(&v).is_none() {
+            let names: Vec<&str> = recovery::registry().iter().map(|r| r.0).collect();
+            return Err(SimError::invalid(
+                join(path, "loss_recovery"),
+                format!("{v:?}"),
+                format!("one of: {}", names.join(", ")),
+            ));
+        }
+        c.loss_recovery = v;
+    }
+    match m.get("rcv_read_rate") {
+        None => {}
+        Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,
+        Some(_) => {
+            let bps = required(get_rate(m, path, "rcv_read_rate")?, path, "rcv_read_rate", "")?;
+            c.rcv_read_rate = Some(bps as f64 / 8.0);
+        }
+    }
+    Ok((pname, c))
+}
+
+// ---------------------------------------------------------------------------- error models
+
+fn law(m: &Map<String, Value>, path: &str, per_key: &str, ber_key: &str) -> SimResult<Law> {
+    match (get_prob(m, path, per_key)?, get_prob(m, path, ber_key)?) {
+        (Some(p), None) => Ok(Law::Per(p)),
+        (None, Some(b)) => Ok(Law::Ber(b)),
+        (None, None) => Ok(Law::Per(0.0)),
+        (Some(_), Some(_)) => Err(SimError::invalid(
+            join(path, per_key),
+            "both given",
+            format!("either {per_key} or {ber_key}, not both"),
+        )),
+    }
+}
+
+fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
+    let m = table(v, path)?;
+    let model = required(get_str(m, path, "model")?, path, "model", "one of: none, per, ber, gilbert-elliott, list")?;
+    match model.as_str() {
+        "none" => {
+            keys_ok(m, path, &["model"])?;
+            Ok(ErrorModelConfig::None)
+        }
+        "per" => {
+            keys_ok(m, path, &["model", "p"])?;
+            let p = required(get_prob(m, path, "p")?, path, "p", "the packet error rate, e.g. 0.01")?;
+            Ok(ErrorModelConfig::Law(Law::Per(p)))
+        }
+        "ber" => {
+            keys_ok(m, path, &["model", "ber"])?;
+            let b = required(get_prob(m, path, "ber")?, path, "ber", "the bit error rate, e.g. 1e-6")?;
+            Ok(ErrorModelConfig::Law(Law::Ber(b)))
+        }
+        "gilbert-elliott" => {
+            keys_ok(
+                m,
+                path,
+                &["model", "p_gb", "p_bg", "good_per", "good_ber", "bad_per", "bad_ber", "start"],
+            )?;
+            let pgb = required(get_prob(m, path, "p_gb")?, path, "p_gb", "probability good -> bad per frame")?;
+            let pbg = required(get_prob(m, path, "p_bg")?, path, "p_bg", "probability bad -> good per frame")?;
+            let good = law(m, path, "good_per", "good_ber")?;
+            let bad = match law(m, path, "bad_per", "bad_ber")? {
+                Law::Per(p) if p == 0.0 && !m.contains_key("bad_per") => Law::Per(1.0),
+                l => l,
+            };
+            let start_bad = match get_str(m, path, "start")?.as_deref() {
+                None | Some("good") => false,
+                Some("bad") => true,
+                Some(o) => {
+                    return Err(SimError::invalid(join(path, "start"), format!("{o:?}"), "\"good\" or \"bad\""))
+                }
+            };
+            Ok(ErrorModelConfig::GilbertElliott {
+                good,
+                bad,
+                p_good_to_bad: pgb,
+                p_bad_to_good: pbg,
+                start_bad,
+            })
+        }
+        "list" => {
+            keys_ok(m, path, &["model", "frames", "segments"])?;
+            let mut frames = Vec::new();
+            if let Some(v) = m.get("frames") {
+                let arr = v.as_array().ok_or_else(|| {
+                    SimError::invalid(join(path, "frames"), v, "a list of frame indices (0-based)")
+                })?;
+                for (i, x) in arr.iter().enumerate() {
+                    frames.push(x.as_u64().ok_or_else(|| {
+                        SimError::invalid(format!("{path}.frames[{i}]"), x, "a whole number >= 0")
+                    })?);
+                }
+            }
+            frames.sort_unstable();
+            frames.dedup();
+            let mut segments = Vec::new();
+            if let Some(v) = m.get("segments") {
+                let arr = v.as_array().ok_or_else(|| {
+                    SimError::invalid(join(path, "segments"), v, "a list of {seq = N, tx = K} tables")
+                })?;
+                for (i, x) in arr.iter().enumerate() {
+                    let p = format!("{path}.segments[{i}]");
+                    let t = table(x, &p)?;
+                    keys_ok(t, &p, &["seq", "tx"])?;
+                    let seq = required(get_uint(t, &p, "seq", 0, u64::MAX / 2)?, &p, "seq", "the TCP sequence number (data starts at 1)")?;
+                    let tx = get_uint(t, &p, "tx", 1, 1000)?.unwrap_or(1) as u32;
+                    segments.push((seq, tx));
+                }
+            }
+            Ok(ErrorModelConfig::List { frames, segments })
+        }
+        other => Err(SimError::invalid(
+            join(path, "model"),
+            format!("{other:?}"),
+            "one of: none, per, ber, gilbert-elliott, list",
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------- links
+
+const DIR_KEYS: &[&str] = &["rate", "delay", "mtu", "framing", "queue", "error"];
+
+fn parse_queue(v: &Value, path: &str) -> SimResult<QueueLimit> {
+    const ALLOWED: &str = "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"";
+    match v {
+        Value::Number(n) => match n.as_u64() {
+            Some(k) if k >= 1 => Ok(QueueLimit::Packets(k)),
+            _ => Err(SimError::invalid(path, v, ALLOWED)),
+        },
+        Value::String(s) if s == "unlimited" => Ok(QueueLimit::Unlimited),
+        Value::String(s) => {
+            if let Some(num) = s.strip_suffix('p') {
+                match num.trim().parse::<u64>() {
+                    Ok(k) if k >= 1 => Ok(QueueLimit::Packets(k)),
+                    _ => Err(SimError::invalid(path, v, ALLOWED)),
+                }
+            } else {
+                let b = parse_size(path, s).map_err(|_| SimError::invalid(path, v, ALLOWED))?;
+                if b == 0 {
+                    return Err(SimError::invalid(path, v, ALLOWED));
+                }
+                Ok(QueueLimit::Bytes(b))
+            }
+        }
+        _ => Err(SimError::invalid(path, v, ALLOWED)),
+    }
+}
+
+fn apply_dir(m: &Map<String, Value>, path: &str, d: &mut DirCfg) -> SimResult<()> {
+    if let Some(r) = get_rate(m, path, "rate")? {
+        d.rate_bps = r;
+    }
+    if let Some(x) = get_dur(m, path, "delay")? {
+        d.delay = x;
+    }
+    if let Some(x) = get_uint(m, path, "mtu", 68, 65_535)? {
+        d.mtu = x as u32;
+    }
+    if let Some(f) = get_str(m, path, "framing")? {
+        d.framing = match f.as_str() {
+            "ethernet" => Framing::Ethernet,
+            "ppp" => Framing::Ppp,
+            "none" => Framing::None,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "framing"),
+                    format!("{f:?}"),
+                    "one of: ethernet (38 B a frame), ppp (8 B), none",
+                ))
+            }
+        };
+    }
+    if let Some(q) = m.get("queue") {
+        d.queue = parse_queue(q, &join(path, "queue"))?;
+    }
+    if let Some(e) = m.get("error") {
+        d.error = error_model(e, &join(path, "error"))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------- scenario
+
+impl Scenario {
+    pub fn from_toml_str(s: &str) -> SimResult<Scenario> {
+        let v: toml::Value = toml::from_str(s).map_err(|e| SimError::Parse {
+            format: "TOML",
+            message: e.to_string().trim().to_string(),
+        })?;
+        let j = serde_json::to_value(v).map_err(|e| SimError::Parse {
+            format: "TOML",
+            message: e.to_string(),
+        })?;
+        Self::from_value(j)
+    }
+
+    pub fn from_json_str(s: &str) -> SimResult<Scenario> {
+        let j: Value = serde_json::from_str(s).map_err(|e| SimError::Parse {
+            format: "JSON",
+            message: e.to_string(),
+        })?;
+        Self::from_value(j)
+    }
+
+    /// The scenario as given, as pretty JSON (same structure as the TOML file).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.raw).unwrap_or_default()
+    }
+
+    pub fn raw(&self) -> &Value {
+        &self.raw
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.run.seed
+    }
+
+    pub fn set_seed(&mut self, seed: u64) {
+        self.run.seed = seed;
+        if let Some(r) = self.raw.as_object_mut() {
+            let run = r.entry("run").or_insert_with(|| json!({}));
+            if let Some(o) = run.as_object_mut() {
+                o.insert("seed".into(), json!(seed));
+            }
+        }
+    }
+
+    pub fn from_value(v: Value) -> SimResult<Scenario> {
+        let root = table(&v, "scenario")?;
+        keys_ok(root, "", &["run", "tcp", "nodes", "links", "apps", "output"])?;
+
+        // [run]
+        let empty = Value::Object(Map::new());
+        let runv = root.get("run").unwrap_or(&empty);
+        let rm = table(runv, "run")?;
+        keys_ok(rm, "run", &["name", "seed", "stop_time"])?;
+        let run = RunCfg {
+            name: get_str(rm, "run", "name")?.unwrap_or_else(|| "scenario".into()),
+            seed: get_uint(rm, "run", "seed", 0, u64::MAX)?.unwrap_or(1),
+            stop_time: get_dur(rm, "run", "stop_time")?.unwrap_or(Dur::from_secs(100_000)),
+        };
+        if run.stop_time.0 == 0 {
+            return Err(SimError::invalid("run.stop_time", "0s", "a positive duration"));
+        }
+
+        // [[nodes]]
+        let mut nodes = Vec::new();
+        let nv = root.get("nodes").ok_or_else(|| SimError::MissingField {
+            field: "nodes".into(),
+            allowed: "a list of [[nodes]] with name and kind (host or router)".into(),
+        })?;
+        let narr = nv
+            .as_array()
+            .ok_or_else(|| SimError::invalid("nodes", nv, "a list of [[nodes]] tables"))?;
+        for (i, n) in narr.iter().enumerate() {
+            let p = format!("nodes[{i}]");
+            let m = table(n, &p)?;
+            keys_ok(m, &p, &["name", "kind"])?;
+            let name = required(get_str(m, &p, "name")?, &p, "name", "a unique node name")?;
+            if nodes.iter().any(|x: &NodeCfg| x.name == name) {
+                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another node"));
+            }
+            let kind = match get_str(m, &p, "kind")?.as_deref() {
+                None | Some("host") => NodeKind::Host,
+                Some("router") => NodeKind::Router,
+                Some(o) => return Err(SimError::invalid(join(&p, "kind"), format!("{o:?}"), "\"host\" or \"router\"")),
+            };
+            nodes.push(NodeCfg { name, kind });
+        }
+        if nodes.len() < 2 {
+            return Err(SimError::invalid("nodes", nodes.len(), "at least two nodes"));
+        }
+        if nodes.len() > u16::MAX as usize {
+            return Err(SimError::invalid("nodes", nodes.len(), "at most 65535 nodes"));
+        }
+        let node_idx = |p: &str, name: &str| -> SimResult<usize> {
+            nodes.iter().position(|n| n.name == name).ok_or_else(|| {
+                SimError::invalid(
+                    p,
+                    format!("{name:?}"),
+                    format!(
+                        "the name of a node: {}",
+                        nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            })
+        };
+
+        // [[links]]
+        let mut links = Vec::new();
+        let lv = root.get("links").ok_or_else(|| SimError::MissingField {
+            field: "links".into(),
+            allowed: "a list of [[links]] joining nodes a and b".into(),
+        })?;
+        let larr = lv
+            .as_array()
+            .ok_or_else(|| SimError::invalid("links", lv, "a list of [[links]] tables"))?;
+        for (i, l) in larr.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let m = table(l, &p)?;
+            let mut allowed = vec!["name", "a", "b", "ab", "ba"];
+            allowed.extend_from_slice(DIR_KEYS);
+            keys_ok(m, &p, &allowed)?;
+            let a_name = required(get_str(m, &p, "a")?, &p, "a", "the node at one end")?;
+            let b_name = required(get_str(m, &p, "b")?, &p, "b", "the node at the other end")?;
+            let a = node_idx(&join(&p, "a"), &a_name)?;
+            let b = node_idx(&join(&p, "b"), &b_name)?;
+            if a == b {
+                return Err(SimError::invalid(join(&p, "b"), format!("{b_name:?}"), "a node other than a"));
+            }
+            let name = get_str(m, &p, "name")?.unwrap_or_else(|| format!("{a_name}-{b_name}"));
+            if links.iter().any(|x: &LinkCfg| x.name == name) {
+                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another link"));
+            }
+            let mut base = DirCfg {
+                rate_bps: 0,
+                delay: Dur::ZERO,
+                mtu: 1500,
+                framing: Framing::Ethernet,
+                queue: QueueLimit::Packets(100),
+                error: ErrorModelConfig::None,
+            };
+            apply_dir(m, &p, &mut base)?;
+            let mut dirs = [base.clone(), base];
+            for (k, key) in ["ab", "ba"].iter().enumerate() {
+                if let Some(dv) = m.get(*key) {
+                    let dp = join(&p, key);
+                    let dm = table(dv, &dp)?;
+                    keys_ok(dm, &dp, DIR_KEYS)?;
+                    apply_dir(dm, &dp, &mut dirs[k])?;
+                }
+                if dirs[k].rate_bps == 0 {
+                    return Err(SimError::MissingField {
+                        field: join(&p, "rate"),
+                        allowed: "a bit rate such as \"10Mbps\" (for the link, or per direction in ab/ba)".into(),
+                    });
+                }
+            }
+            links.push(LinkCfg { name, a, b, dirs });
+        }
+
+        // [tcp]
+        let tcp_base = root.get("tcp");
+        if let Some(t) = tcp_base {
+            tcp_config(table(t, "tcp")?, "tcp")?;
+        }
+
+        // [[apps]]
+        let mut apps = Vec::new();
+        let av = root.get("apps").ok_or_else(|| SimError::MissingField {
+            field: "apps".into(),
+            allowed: "a list of [[apps]] (kind = \"ftp\" or \"bulk\")".into(),
+        })?;
+        let aarr = av
+            .as_array()
+            .ok_or_else(|| SimError::invalid("apps", av, "a list of [[apps]] tables"))?;
+        for (i, a) in aarr.iter().enumerate() {
+            let p = format!("apps[{i}]");
+            let m = table(a, &p)?;
+            keys_ok(m, &p, &["name", "kind", "client", "server", "size", "request_size", "start", "tcp"])?;
+            let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", "\"ftp\" or \"bulk\"")?;
+            let cname = required(get_str(m, &p, "client")?, &p, "client", "the node that opens the connection")?;
+            let sname = required(get_str(m, &p, "server")?, &p, "server", "the node that accepts it")?;
+            let client = node_idx(&join(&p, "client"), &cname)?;
+            let server = node_idx(&join(&p, "server"), &sname)?;
+            for (key, idx) in [("client", client), ("server", server)] {
+                if nodes[idx].kind != NodeKind::Host {
+                    return Err(SimError::invalid(join(&p, key), format!("{:?}", nodes[idx].name), "a node of kind \"host\""));
+                }
+            }
+            if client == server {
+                return Err(SimError::invalid(join(&p, "server"), format!("{sname:?}"), "a host other than the client"));
+            }
+            let kind = match kind_s.as_str() {
+                "ftp" => {
+                    let size = required(get_size(m, &p, "size")?, &p, "size", "the file size, e.g. \"10MB\"")?;
+                    let request_size = get_size(m, &p, "request_size")?.unwrap_or(64);
+                    if request_size == 0 {
+                        return Err(SimError::invalid(join(&p, "request_size"), 0, "at least 1 byte"));
+                    }
+                    AppKind::Ftp { size, request_size }
+                }
+                "bulk" => {
+                    if m.contains_key("request_size") {
+                        return Err(SimError::UnknownField {
+                            field: join(&p, "request_size"),
+                            allowed: "name, kind, client, server, size, start, tcp".into(),
+                        });
+                    }
+                    AppKind::Bulk { size: get_size(m, &p, "size")? }
+                }
+                other => return Err(SimError::invalid(join(&p, "kind"), format!("{other:?}"), "\"ftp\" or \"bulk\"")),
+            };
+            let over = m.get("tcp");
+            if let Some(o) = over {
+                table(o, &join(&p, "tcp"))?;
+            }
+            let merged = merged_tcp(tcp_base, over);
+            let tpath = if over.is_some() { join(&p, "tcp") } else { "tcp".into() };
+            let (profile, tcp) = tcp_config(&merged, &tpath)?;
+            let name = get_str(m, &p, "name")?.unwrap_or_else(|| format!("app{i}"));
+            if apps.iter().any(|x: &AppCfg| x.name == name) {
+                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another app"));
+            }
+            apps.push(AppCfg {
+                name,
+                kind,
+                client,
+                server,
+                start: get_dur(m, &p, "start")?.unwrap_or(Dur::ZERO),
+                tcp,
+                profile,
+            });
+        }
+        if apps.is_empty() {
+            return Err(SimError::invalid("apps", "[]", "at least one application"));
+        }
+
+        // [output]
+        let ov = root.get("output").unwrap_or(&empty);
+        let om = table(ov, "output")?;
+        keys_ok(om, "output", &["trace", "trace_interval", "events", "packets"])?;
+        let output = OutputCfg {
+            trace: get_bool(om, "output", "trace")?.unwrap_or(false),
+            trace_interval: get_dur(om, "output", "trace_interval")?,
+            events: get_bool(om, "output", "events")?.unwrap_or(true),
+            packets: get_bool(om, "output", "packets")?.unwrap_or(false),
+        };
+        if output.trace_interval == Some(Dur::ZERO) {
+            return Err(SimError::invalid("output.trace_interval", "0s", "a positive duration, or leave it out to sample on change"));
+        }
+
+        let mut sc = Scenario {
+            run,
+            nodes,
+            links,
+            apps,
+            output,
+            raw: v,
+        };
+        let seed = sc.run.seed;
+        sc.set_seed(seed);
+        Ok(sc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+[run]
+seed = 3
+[[nodes]]
+name = "c"
+[[nodes]]
+name = "s"
+[[links]]
+a = "c"
+b = "s"
+rate = "10Mbps"
+delay = "10ms"
+[[apps]]
+kind = "ftp"
+client = "c"
+server = "s"
+size = "1MB"
+"#;
+
+    fn err(extra: &str) -> String {
+        Scenario::from_toml_str(&format!("{BASE}{extra}")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn minimal_scenario_parses_with_rfc_defaults() {
+        let s = Scenario::from_toml_str(BASE).unwrap();
+        assert_eq!(s.run.seed, 3);
+        assert_eq!(s.links[0].dirs[0].rate_bps, 10_000_000);
+        assert_eq!(s.apps[0].profile, "rfc");
+        assert_eq!(s.apps[0].tcp.initial_cwnd, 3);
+        assert_eq!(s.apps[0].tcp.congestion_control, "reno");
+    }
+
+    #[test]
+    fn profile_then_overrides() {
+        let s = Scenario::from_toml_str(&format!(
+            "{BASE}[tcp]\nprofile = \"riverbed\"\nrcv_buf = \"16KiB\"\n"
+        ))
+        .unwrap();
+        let t = &s.apps[0].tcp;
+        assert_eq!(t.rcv_buf, 16384);
+        assert_eq!(t.initial_cwnd, 2);
+        assert_eq!(t.rto.initial, Dur::from_secs(3));
+    }
+
+    #[test]
+    fn errors_name_field_value_and_allowed() {
+        let e = Scenario::from_toml_str(&BASE.replace("10Mbps", "-10Mbps")).unwrap_err().to_string();
+        assert!(e.contains("links[0].rate") && e.contains("-10Mbps") && e.contains("bit rate"), "{e}");
+        let e = err("[links.ab]\nerror = { model = \"ber\", ber = 2.0 }\n");
+        // [links.ab] after [[apps]] attaches to... TOML puts it on the last links entry.
+        assert!(e.contains("ber") && e.contains("between 0 and 1"), "{e}");
+        let e = err("[tcp]\nmsss = 1460\n");
+        assert!(e.contains("tcp.msss") && e.contains("unknown field") && e.contains("mss"), "{e}");
+        let e = Scenario::from_toml_str("[run\nseed=1").unwrap_err();
+        assert_eq!(e.kind(), "parse");
+        let e = err("[tcp]\ncongestion_control = \"warp\"\n");
+        assert!(e.contains("tcp.congestion_control") && e.contains("\"warp\"") && e.contains("reno"), "{e}");
+    }
+
+    #[test]
+    fn json_round_trip_is_identical() {
+        let s = Scenario::from_toml_str(BASE).unwrap();
+        let t = Scenario::from_json_str(&s.to_json()).unwrap();
+        assert_eq!(s, t);
+    }
+}

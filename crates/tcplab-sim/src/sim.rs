@@ -1,0 +1,562 @@
+//! The simulated world: nodes with static routes, link directions, connections and
+//! applications, driven by one event queue.
+
+use serde_json::{json, Value};
+
+use crate::engine::{Event, EventQueue, TimerKind};
+use crate::error::{SimError, SimResult};
+use crate::link::{LinkDir, Offer};
+use crate::loss::ErrorModel;
+use crate::output::SimOutput;
+use crate::packet::Packet;
+use crate::rng::stream;
+use crate::scenario::{AppKind, NodeKind, Scenario};
+use crate::tcp::{cc, recovery, Ctx, Endpoint};
+use crate::time::SimTime;
+use crate::trace::{ConnTrace, EventLog, PacketLog, TraceRow};
+
+const NO_ROUTE: u32 = u32::MAX;
+
+struct NodeRt {
+    /// Outgoing link direction towards each destination node.
+    route: Vec<u32>,
+}
+
+struct AppRt {
+    conn: u32,
+    started: Option<SimTime>,
+    responded: bool,
+    done_at: Option<SimTime>,
+    client_closed: bool,
+    /// Which end sends the bulk of the data (1: server for FTP, 0: client for bulk).
+    sender: u8,
+}
+
+pub struct Sim<'s> {
+    sc: &'s Scenario,
+    q: EventQueue,
+    nodes: Vec<NodeRt>,
+    dirs: Vec<LinkDir>,
+    conns: Vec<[Endpoint; 2]>,
+    apps: Vec<AppRt>,
+    out: Vec<Packet>,
+    uid: u64,
+    events: Option<EventLog>,
+    packets: Option<PacketLog>,
+    trace: Option<ConnTrace>,
+    last_rows: Vec<Option<TraceRow>>,
+    stop: SimTime,
+    stopped_by_time: bool,
+}
+
+impl<'s> Sim<'s> {
+    pub fn new(sc: &'s Scenario) -> SimResult<Self> {
+        let seed = sc.run.seed;
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        for l in &sc.links {
+            for (k, (from, to, tag)) in [(l.a, l.b, "ab"), (l.b, l.a, "ba")].into_iter().enumerate() {
+                let d = &l.dirs[k];
+                let id = format!("link:{}:{}", l.name, tag);
+                dirs.push(LinkDir::new(
+                    format!("{}:{}", l.name, tag),
+                    from as u16,
+                    to as u16,
+                    d.rate_bps,
+                    d.delay,
+                    d.mtu,
+                    d.framing,
+                    d.queue,
+                    ErrorModel::new(d.error.clone(), stream(seed, &id)),
+                ));
+            }
+        }
+        // Static routes: breadth-first search from every node, links in scenario order, so the
+        // shortest path (in hops) is taken and ties go to the link listed first.
+        let n = sc.nodes.len();
+        let mut adj: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+        for (i, d) in dirs.iter().enumerate() {
+            adj[d.from as usize].push((d.to as usize, i as u32));
+        }
+        let mut nodes = Vec::with_capacity(n);
+        for s in 0..n {
+            let mut route = vec![NO_ROUTE; n];
+            let mut seen = vec![false; n];
+            seen[s] = true;
+            let mut frontier: std::collections::VecDeque<(usize, u32)> =
+                adj[s].iter().copied().collect();
+            while let Some((v, first)) = frontier.pop_front() {
+                if seen[v] {
+                    continue;
+                }
+                seen[v] = true;
+                route[v] = first;
+                // Routers forward; hosts do not carry transit traffic.
+                if sc.nodes[v].kind == NodeKind::Router {
+                    for &(w, _) in &adj[v] {
+                        if !seen[w] {
+                            frontier.push_back((w, first));
+                        }
+                    }
+                }
+            }
+            nodes.push(NodeRt { route });
+        }
+        let mut conns = Vec::new();
+        let mut apps = Vec::new();
+        for (i, a) in sc.apps.iter().enumerate() {
+            if nodes[a.client].route[a.server] == NO_ROUTE || nodes[a.server].route[a.client] == NO_ROUTE {
+                return Err(SimError::Topology(format!(
+                    "apps[{i}] ({}): no path between {} and {} (links join hosts only through routers)",
+                    a.name, sc.nodes[a.client].name, sc.nodes[a.server].name
+                )));
+            }
+            // Every data segment must fit the smallest MTU on the path.
+            let need = a.tcp.mss + 40;
+            for (from, to) in [(a.client, a.server), (a.server, a.client)] {
+                let mut at = from;
+                while at != to {
+                    let d = &dirs[nodes[at].route[to] as usize];
+                    if need > d.mtu {
+                        return Err(SimError::invalid(
+                            format!("apps[{i}].tcp.mss"),
+                            a.tcp.mss,
+                            format!("at most MTU - 40 = {} on link {}", d.mtu - 40, d.name),
+                        ));
+                    }
+                    at = d.to as usize;
+                }
+            }
+            let conn = conns.len() as u32;
+            let mk = |end: u8, node: usize, peer: usize| -> SimResult<Endpoint> {
+                let c = cc::by_name(&a.tcp.congestion_control)
+                    .ok_or_else(|| SimError::Internal(format!("unknown cc {}", a.tcp.congestion_control)))?;
+                let r = recovery::by_name(&a.tcp.loss_recovery)
+                    .ok_or_else(|| SimError::Internal(format!("unknown recovery {}", a.tcp.loss_recovery)))?;
+                Ok(Endpoint::new(conn, end, node as u16, peer as u16, a.tcp.clone(), c, r))
+            };
+            let mut server = mk(1, a.server, a.client)?;
+            server.listen();
+            conns.push([mk(0, a.client, a.server)?, server]);
+            let sender = match a.kind {
+                AppKind::Ftp { .. } => 1,
+                AppKind::Bulk { .. } => 0,
+            };
+            apps.push(AppRt {
+                conn,
+                started: None,
+                responded: false,
+                done_at: None,
+                client_closed: false,
+                sender,
+            });
+        }
+        let out = &sc.output;
+        Ok(Sim {
+            sc,
+            q: EventQueue::new(),
+            nodes,
+            dirs,
+            last_rows: vec![None; conns.len()],
+            conns,
+            apps,
+            out: Vec::with_capacity(64),
+            uid: 0,
+            events: out.events.then(EventLog::default),
+            packets: out.packets.then(PacketLog::default),
+            trace: out.trace.then(ConnTrace::default),
+            stop: SimTime::ZERO + sc.run.stop_time,
+            stopped_by_time: false,
+        })
+    }
+
+    /// Run to completion (the event queue drains) or to the stop time.
+    pub fn run(mut self) -> SimResult<SimOutput> {
+        for (i, a) in self.sc.apps.iter().enumerate() {
+            self.q.schedule(SimTime::ZERO + a.start, Event::AppStart { app: i as u32 });
+        }
+        if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
+            self.q.schedule(SimTime::ZERO + iv, Event::Sample);
+        }
+        while let Some((t, ev)) = self.q.pop() {
+            if t > self.stop {
+                self.stopped_by_time = true;
+                break;
+            }
+            match ev {
+                Event::LinkDeliver { dir } => self.on_deliver(dir as usize),
+                Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
+                Event::AppStart { app } => self.start_app(app as usize),
+                Event::AppTick { .. } => {}
+                Event::Sample => self.on_sample(),
+                Event::Stop => {
+                    self.stopped_by_time = true;
+                    break;
+                }
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    fn on_deliver(&mut self, dir: usize) {
+        let Some((f, next)) = self.dirs[dir].take_head() else {
+            return;
+        };
+        if let Some(n) = next {
+            self.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+        }
+        if f.corrupted {
+            let now = self.now();
+            if let Some(ev) = self.events.as_mut() {
+                ev.push(now, f.pkt.conn, 1 - f.pkt.to_end, "drop_error", f.pkt.seq, self.dirs[dir].name.clone());
+            }
+            if let Some(pl) = self.packets.as_mut() {
+                pl.push(now, "drop_error", &self.dirs[dir].name, &f.pkt);
+            }
+            return;
+        }
+        let at = self.dirs[dir].to;
+        self.arrive(at, f.pkt);
+    }
+
+    fn arrive(&mut self, node: u16, p: Packet) {
+        if node == p.dst {
+            let conn = p.conn as usize;
+            let now = self.now();
+            let mut ctx = Ctx {
+                now,
+                q: &mut self.q,
+                out: &mut self.out,
+                next_uid: &mut self.uid,
+                events: self.events.as_mut(),
+                packets: self.packets.as_mut(),
+            };
+            self.conns[conn][p.to_end as usize].on_segment(&p, &mut ctx);
+            self.after(conn);
+        } else {
+            self.forward(node, p);
+        }
+    }
+
+    fn forward(&mut self, node: u16, p: Packet) {
+        let dir = self.nodes[node as usize].route[p.dst as usize];
+        if dir == NO_ROUTE {
+            return;
+        }
+        let now = self.now();
+        match self.dirs[dir as usize].offer(now, p) {
+            Offer::QueueDrop => {
+                if let Some(ev) = self.events.as_mut() {
+                    ev.push(now, p.conn, 1 - p.to_end, "drop_queue", p.seq, self.dirs[dir as usize].name.clone());
+                }
+                if let Some(pl) = self.packets.as_mut() {
+                    pl.push(now, "drop_queue", &self.dirs[dir as usize].name, &p);
+                }
+            }
+            Offer::Accepted { arrival, head_changed } => {
+                if head_changed {
+                    self.q.schedule(arrival, Event::LinkDeliver { dir });
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) {
+        let now = self.now();
+        let mut ctx = Ctx {
+            now,
+            q: &mut self.q,
+            out: &mut self.out,
+            next_uid: &mut self.uid,
+            events: self.events.as_mut(),
+            packets: self.packets.as_mut(),
+        };
+        self.conns[conn][end as usize].on_timer(kind, &mut ctx);
+        self.after(conn);
+    }
+
+    fn start_app(&mut self, app: usize) {
+        let now = self.now();
+        let a = &self.sc.apps[app];
+        let conn = self.apps[app].conn as usize;
+        self.apps[app].started = Some(now);
+        let mut ctx = Ctx {
+            now,
+            q: &mut self.q,
+            out: &mut self.out,
+            next_uid: &mut self.uid,
+            events: self.events.as_mut(),
+            packets: self.packets.as_mut(),
+        };
+        let client = &mut self.conns[conn][0];
+        match a.kind {
+            AppKind::Ftp { request_size, .. } => {
+                client.app_write(Some(request_size), &mut ctx);
+            }
+            AppKind::Bulk { size } => {
+                client.app_write(size, &mut ctx);
+                if size.is_some() {
+                    client.app_close(&mut ctx);
+                }
+            }
+        }
+        client.connect(&mut ctx);
+        self.after(conn);
+    }
+
+    /// After an endpoint ran: send what it emitted, let the applications react, trace.
+    fn after(&mut self, conn: usize) {
+        self.flush();
+        let app = conn; // one connection per application
+        let now = self.now();
+        let a = &self.sc.apps[app];
+        let rt = &mut self.apps[app];
+        let mut ctx = Ctx {
+            now,
+            q: &mut self.q,
+            out: &mut self.out,
+            next_uid: &mut self.uid,
+            events: self.events.as_mut(),
+            packets: self.packets.as_mut(),
+        };
+        let [client, server] = &mut self.conns[conn];
+        match a.kind {
+            AppKind::Ftp { size, request_size } => {
+                if !rt.responded && server.delivered >= request_size {
+                    rt.responded = true;
+                    server.app_write(Some(size), &mut ctx);
+                    server.app_close(&mut ctx);
+                }
+                if rt.done_at.is_none() && rt.responded && client.delivered >= size {
+                    rt.done_at = Some(client.last_delivery);
+                }
+                if client.peer_fin && !rt.client_closed {
+                    rt.client_closed = true;
+                    client.app_close(&mut ctx);
+                }
+            }
+            AppKind::Bulk { size } => {
+                if let Some(s) = size {
+                    if rt.done_at.is_none() && server.delivered >= s {
+                        rt.done_at = Some(server.last_delivery);
+                    }
+                }
+                if server.peer_fin && !rt.client_closed {
+                    rt.client_closed = true;
+                    server.app_close(&mut ctx);
+                }
+            }
+        }
+        self.flush();
+        if self.trace.is_some() && self.sc.output.trace_interval.is_none() {
+            self.record(conn, false);
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for p in out.drain(..) {
+            self.forward(p.src, p);
+        }
+        self.out = out;
+    }
+
+    fn row(&self, conn: usize) -> TraceRow {
+        let s = self.apps[conn].sender as usize;
+        let snd = &self.conns[conn][s];
+        let rcv = &self.conns[conn][1 - s];
+        TraceRow {
+            cwnd: snd.ccs.cwnd,
+            ssthresh: snd.ccs.ssthresh.min(u32::MAX as u64 * 16),
+            rwnd: snd.snd_wnd,
+            flight: snd.flight(),
+            srtt_s: snd.rto.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
+            rto_s: snd.rto.rto().as_secs_f64(),
+            ack: rcv.rcv_nxt,
+            bytes_received: rcv.delivered,
+        }
+    }
+
+    fn record(&mut self, conn: usize, always: bool) {
+        let r = self.row(conn);
+        let same = self.last_rows[conn].is_some_and(|l| {
+            l.cwnd == r.cwnd
+                && l.ssthresh == r.ssthresh
+                && l.rwnd == r.rwnd
+                && l.flight == r.flight
+                && l.ack == r.ack
+                && l.bytes_received == r.bytes_received
+                && l.rto_s == r.rto_s
+        });
+        if always || !same {
+            let now = self.now();
+            if let Some(t) = self.trace.as_mut() {
+                t.push(now, conn as u32, &r);
+            }
+            self.last_rows[conn] = Some(r);
+        }
+    }
+
+    fn on_sample(&mut self) {
+        for c in 0..self.conns.len() {
+            self.record(c, true);
+        }
+        let active = self
+            .conns
+            .iter()
+            .any(|[a, b]| !(a.is_closed() && b.is_closed()));
+        if active {
+            if let Some(iv) = self.sc.output.trace_interval {
+                let at = self.now() + iv;
+                self.q.schedule(at, Event::Sample);
+            }
+        }
+    }
+
+    fn finish(self) -> SimOutput {
+        let end = if self.stopped_by_time {
+            self.stop
+        } else {
+            self.q.now()
+        };
+        let sim_s = end.as_secs_f64().max(1e-12);
+        let ep_json = |e: &Endpoint| -> Value {
+            let s = &e.stats;
+            json!({
+                "segments_sent": s.segments_sent,
+                "data_segments_sent": s.data_segments_sent,
+                "bytes_sent": s.bytes_sent,
+                "retransmissions": s.retransmissions,
+                "fast_retransmits": s.fast_retransmits,
+                "rto_expirations": s.rto_expirations,
+                "dupacks_received": s.dupacks_received,
+                "acks_sent": s.acks_sent,
+                "segments_received": s.segments_received,
+                "out_of_order_segments": s.out_of_order_segments,
+                "duplicate_segments": s.duplicate_segments,
+                "bytes_delivered": s.bytes_delivered,
+                "syn_retransmissions": s.syn_retransmissions,
+                "rtt_samples": s.rtt_samples,
+                "max_cwnd": s.max_cwnd,
+                "final_cwnd": e.ccs.cwnd,
+                "final_ssthresh": e.ccs.ssthresh,
+                "srtt_s": e.rto.srtt().map(|d| d.as_secs_f64()),
+                "rto_s": e.rto.rto().as_secs_f64(),
+                "mss": e.eff_mss,
+                "state": e.state.name(),
+                "aborted": e.aborted,
+            })
+        };
+        let connections: Vec<Value> = self
+            .conns
+            .iter()
+            .enumerate()
+            .map(|(i, [c, s])| {
+                let a = &self.sc.apps[i];
+                json!({
+                    "name": a.name,
+                    "profile": a.profile,
+                    "congestion_control": c.cc_name(),
+                    "loss_recovery": c.recovery_name(),
+                    "client": ep_json(c),
+                    "server": ep_json(s),
+                })
+            })
+            .collect();
+        let dir_json = |d: &LinkDir| -> Value {
+            let s = &d.stats;
+            let waited = s.frames_sent - (s.frames_offered - s.frames_dropped_queue - s.frames_sent);
+            json!({
+                "frames_offered": s.frames_offered,
+                "frames_sent": s.frames_sent,
+                "frames_dropped_error": s.frames_dropped_error,
+                "frames_dropped_queue": s.frames_dropped_queue,
+                "bytes_on_wire": s.bytes_on_wire,
+                "utilisation": s.busy_ns as f64 / (sim_s * 1e9),
+                "mean_queue_delay_s": if waited > 0 { s.queue_delay_ns_sum as f64 / waited as f64 / 1e9 } else { 0.0 },
+                "max_queue_delay_s": s.queue_delay_ns_max as f64 / 1e9,
+                "max_queue_packets": s.max_queue_packets,
+            })
+        };
+        let links: Vec<Value> = self
+            .sc
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                json!({
+                    "name": l.name,
+                    "ab": dir_json(&self.dirs[2 * i]),
+                    "ba": dir_json(&self.dirs[2 * i + 1]),
+                })
+            })
+            .collect();
+        let apps: Vec<Value> = self
+            .sc
+            .apps
+            .iter()
+            .zip(&self.apps)
+            .map(|(a, rt)| {
+                let (kind, bytes) = match a.kind {
+                    AppKind::Ftp { size, .. } => ("ftp", Some(size)),
+                    AppKind::Bulk { size } => ("bulk", size),
+                };
+                let start = rt.started.map(|t| t.as_secs_f64());
+                let resp = match (rt.started, rt.done_at) {
+                    (Some(s), Some(d)) => Some(d.since(s).as_secs_f64()),
+                    _ => None,
+                };
+                let recv = &self.conns[rt.conn as usize][1 - rt.sender as usize];
+                let goodput = match (rt.started, resp) {
+                    (_, Some(r)) => bytes.map(|b| b as f64 / r),
+                    (Some(s), None) => Some(recv.delivered as f64 / end.since(s).as_secs_f64().max(1e-12)),
+                    _ => None,
+                };
+                json!({
+                    "name": a.name,
+                    "kind": kind,
+                    "bytes": bytes,
+                    "bytes_received": recv.delivered,
+                    "start_s": start,
+                    "end_s": rt.done_at.map(|t| t.as_secs_f64()),
+                    "completed": rt.done_at.is_some(),
+                    "response_time_s": resp,
+                    "throughput_Bps": goodput,
+                })
+            })
+            .collect();
+        let summary = json!({
+            "tcplab_version": crate::VERSION,
+            "scenario": self.sc.run.name,
+            "seed": self.sc.run.seed,
+            "sim_time_s": end.as_secs_f64(),
+            "stopped_by": if self.stopped_by_time { "stop_time" } else { "idle" },
+            "events": self.q.executed(),
+            "apps": apps,
+            "connections": connections,
+            "links": links,
+        });
+        let mut tables = Vec::new();
+        if let Some(t) = self.trace {
+            tables.push(t.into_table());
+        }
+        if let Some(e) = self.events {
+            tables.push(e.into_table());
+        }
+        if let Some(p) = self.packets {
+            tables.push(p.into_table());
+        }
+        SimOutput { summary, tables }
+    }
+}
+
+/// Run a scenario.
+pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
+    Sim::new(sc)?.run()
+}

@@ -1,0 +1,1204 @@
+//! TCP endpoints.
+//!
+//! One `Endpoint` is one side of a connection, both sender and receiver. It follows RFC 9293 for
+//! the state machine (three-way handshake, FIN teardown), RFC 5681 for congestion control hooks
+//! and duplicate ACKs, RFC 6298 for the retransmission timer, RFC 1122 for delayed ACKs and
+//! silly-window avoidance, RFC 7323 for window scaling and timestamps, RFC 2018 for SACK blocks,
+//! RFC 3042 for limited transmit and RFC 6582's `recover` after a timeout.
+//!
+//! Deliberate simplifications (listed so nobody has to discover them):
+//! - sequence numbers are 64-bit and start at 0 (ISS = 0; the SYN takes 0, data starts at 1);
+//! - data are virtual: only sequence ranges travel, no bytes;
+//! - TIME-WAIT lasts until the run ends (no 2 MSL timer), it still ACKs a retransmitted FIN;
+//! - no urgent data, no RST generation for unknown connections, no simultaneous open;
+//! - a zero-window probe is one byte of new data sent beyond the window; the RTO timer
+//!   retransmits it with back-off, which is the persist timer's behaviour.
+
+pub mod cc;
+pub mod recovery;
+pub mod rto;
+pub mod scoreboard;
+
+use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
+use crate::packet::{Packet, SackBlock, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::time::{Dur, SimTime};
+use crate::trace::{EventLog, PacketLog};
+
+use cc::{AckEvent, CaRule, CcState, CongestionControl, RecoveryStyle};
+use recovery::{LossRecovery, SenderView};
+use rto::{RtoConfig, RtoEstimator};
+use scoreboard::{Scoreboard, Seg};
+
+/// Everything a stack profile sets. Profiles fill it; scenarios override fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size offered in the SYN (payload bytes without options).
+    pub mss: u32,
+    pub rcv_buf: u64,
+    pub snd_buf: u64,
+    /// Initial window in segments (RFC 5681 IW, RFC 6928 IW10).
+    pub initial_cwnd: u32,
+    /// Initial ssthresh in bytes (RFC 5681: "arbitrarily high").
+    pub initial_ssthresh: u64,
+    pub ca_rule: CaRule,
+    pub abc_limit: u64,
+    pub delayed_ack: bool,
+    pub delack_max: Dur,
+    /// ACK at least every this many segments (RFC 5681: at least every second full segment).
+    pub delack_segments: u32,
+    pub dupthresh: u32,
+    pub limited_transmit: bool,
+    pub rto: RtoConfig,
+    /// Retransmissions of one segment before the connection is aborted.
+    pub max_retries: u32,
+    pub nagle: bool,
+    pub window_scaling: bool,
+    pub timestamps: bool,
+    pub sack: bool,
+    pub congestion_control: String,
+    pub loss_recovery: String,
+    /// Receiving application's read rate in bytes/s (None: reads at once).
+    pub rcv_read_rate: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Closed => "CLOSED",
+            State::Listen => "LISTEN",
+            State::SynSent => "SYN-SENT",
+            State::SynRcvd => "SYN-RECEIVED",
+            State::Established => "ESTABLISHED",
+            State::FinWait1 => "FIN-WAIT-1",
+            State::FinWait2 => "FIN-WAIT-2",
+            State::CloseWait => "CLOSE-WAIT",
+            State::Closing => "CLOSING",
+            State::LastAck => "LAST-ACK",
+            State::TimeWait => "TIME-WAIT",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointStats {
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub rto_expirations: u64,
+    pub dupacks_received: u64,
+    pub acks_sent: u64,
+    pub segments_received: u64,
+    pub out_of_order_segments: u64,
+    pub duplicate_segments: u64,
+    pub bytes_delivered: u64,
+    pub syn_retransmissions: u64,
+    pub max_cwnd: u64,
+    pub rtt_samples: u64,
+}
+
+/// What an endpoint needs from the world while it runs.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    pub q: &'a mut EventQueue,
+    pub out: &'a mut Vec<Packet>,
+    pub next_uid: &'a mut u64,
+    pub events: Option<&'a mut EventLog>,
+    pub packets: Option<&'a mut PacketLog>,
+}
+
+impl Ctx<'_> {
+    fn log(&mut self, conn: u32, end: u8, kind: &str, seq: u64, detail: impl FnOnce() -> String) {
+        if let Some(ev) = self.events.as_deref_mut() {
+            ev.push(self.now, conn, end, kind, seq, detail());
+        }
+    }
+}
+
+pub struct Endpoint {
+    pub conn: u32,
+    pub end: u8,
+    pub node: u16,
+    pub peer_node: u16,
+    pub cfg: TcpConfig,
+    pub state: State,
+    pub stats: EndpointStats,
+    pub aborted: bool,
+
+    // --- send side
+    pub snd_una: u64,
+    /// Next new sequence number (one past the highest sent).
+    pub snd_max: u64,
+    /// Peer's advertised window in bytes (scaled).
+    pub snd_wnd: u64,
+    max_snd_wnd: u64,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    /// Payload bytes per segment after negotiation and options.
+    pub eff_mss: u64,
+    peer_wscale: u8,
+    own_wscale: u8,
+    sack_ok: bool,
+    ts_ok: bool,
+    /// Total bytes the application will write (None: unlimited).
+    app_total: Option<u64>,
+    app_written: u64,
+    app_closed: bool,
+    fin_sent: bool,
+    pub sb: Scoreboard,
+    pub ccs: CcState,
+    cc: Box<dyn CongestionControl>,
+    rec: Box<dyn LossRecovery>,
+    pub rto: RtoEstimator,
+    timers: [Timer; N_TIMERS],
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    recover: Option<u64>,
+    recovery_credits: u64,
+    limited_transmit_room: u64,
+    rtt_timing: Option<(u64, SimTime)>,
+    retries: u32,
+    syn_retransmitted: bool,
+    syn_sent_at: SimTime,
+
+    // --- receive side
+    pub rcv_nxt: u64,
+    rcv_adv: u64,
+    ooo: Vec<(u64, u64)>,
+    last_ooo: Option<(u64, u64)>,
+    peer_fin_seq: Option<u64>,
+    pub peer_fin: bool,
+    unread: f64,
+    unread_at: SimTime,
+    last_adv_wnd: u64,
+    delack_count: u32,
+    ts_recent: u64,
+    last_ack_sent: u64,
+    /// In-order payload bytes delivered to the application.
+    pub delivered: u64,
+    /// Time the last in-order payload byte arrived.
+    pub last_delivery: SimTime,
+}
+
+fn wscale_for(buf: u64) -> u8 {
+    let mut s = 0u8;
+    while s < 14 && (65_535u64 << s) < buf {
+        s += 1;
+    }
+    s
+}
+
+impl Endpoint {
+    pub fn new(
+        conn: u32,
+        end: u8,
+        node: u16,
+        peer_node: u16,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        rec: Box<dyn LossRecovery>,
+    ) -> Self {
+        let mss = cfg.mss as u64;
+        let ccs = CcState {
+            cwnd: cfg.initial_cwnd as u64 * mss,
+            ssthresh: cfg.initial_ssthresh,
+            mss,
+            ca_rule: cfg.ca_rule,
+            abc_limit: cfg.abc_limit,
+            ca_bytes: 0,
+        };
+        let own_wscale = if cfg.window_scaling {
+            wscale_for(cfg.rcv_buf)
+        } else {
+            0
+        };
+        Endpoint {
+            conn,
+            end,
+            node,
+            peer_node,
+            rto: RtoEstimator::new(cfg.rto),
+            state: State::Closed,
+            stats: EndpointStats::default(),
+            aborted: false,
+            snd_una: 0,
+            snd_max: 0,
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            snd_wl1: 0,
+            snd_wl2: 0,
+            eff_mss: mss,
+            peer_wscale: 0,
+            own_wscale,
+            sack_ok: false,
+            ts_ok: false,
+            app_total: Some(0),
+            app_written: 0,
+            app_closed: false,
+            fin_sent: false,
+            sb: Scoreboard::default(),
+            ccs,
+            cc,
+            rec,
+            timers: [Timer::default(); N_TIMERS],
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            recovery_credits: 0,
+            limited_transmit_room: 0,
+            rtt_timing: None,
+            retries: 0,
+            syn_retransmitted: false,
+            syn_sent_at: SimTime::ZERO,
+            rcv_nxt: 0,
+            rcv_adv: 0,
+            ooo: Vec::new(),
+            last_ooo: None,
+            peer_fin_seq: None,
+            peer_fin: false,
+            unread: 0.0,
+            unread_at: SimTime::ZERO,
+            last_adv_wnd: 0,
+            delack_count: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            delivered: 0,
+            last_delivery: SimTime::ZERO,
+            cfg,
+        }
+    }
+
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+    pub fn recovery_name(&self) -> &'static str {
+        self.rec.name()
+    }
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    pub fn is_closed(&self) -> bool {
+        matches!(self.state, State::Closed | State::TimeWait)
+    }
+
+    fn set_state(&mut self, s: State, ctx: &mut Ctx) {
+        if s != self.state {
+            let from = self.state;
+            ctx.log(self.conn, self.end, "state", self.snd_una, || {
+                format!("{} -> {}", from.name(), s.name())
+            });
+            self.state = s;
+        }
+    }
+
+    // ------------------------------------------------------------------ application interface
+
+    /// Passive open (RFC 9293 LISTEN).
+    pub fn listen(&mut self) {
+        self.state = State::Listen;
+    }
+
+    /// Active open: send the SYN.
+    pub fn connect(&mut self, ctx: &mut Ctx) {
+        self.set_state(State::SynSent, ctx);
+        self.snd_una = 0;
+        self.snd_max = 1;
+        self.send_syn(false, ctx);
+    }
+
+    /// The application will write `bytes` more (None: an unlimited stream).
+    pub fn app_write(&mut self, bytes: Option<u64>, ctx: &mut Ctx) {
+        match (bytes, self.app_total) {
+            (None, _) | (_, None) => self.app_total = None,
+            (Some(b), Some(t)) => self.app_total = Some(t + b),
+        }
+        self.app_written = self.app_total.unwrap_or(u64::MAX);
+        self.try_send(ctx);
+    }
+
+    /// The application closes its sending side: a FIN follows the data.
+    pub fn app_close(&mut self, ctx: &mut Ctx) {
+        self.app_closed = true;
+        self.try_send(ctx);
+    }
+
+    /// Bytes written by the application and not yet acknowledged by the peer.
+    pub fn unacked_app_bytes(&self) -> u64 {
+        let acked_data = self.snd_una.saturating_sub(1);
+        self.app_written.saturating_sub(acked_data)
+    }
+
+    // ------------------------------------------------------------------ packets out
+
+    fn ts_now(now: SimTime) -> u64 {
+        now.0 / 1_000 + 1
+    }
+
+    fn base_packet(&mut self, flags: u8, seq: u64, len: u32, ctx: &mut Ctx) -> Packet {
+        *ctx.next_uid += 1;
+        let mut p = Packet {
+            uid: *ctx.next_uid,
+            conn: self.conn,
+            to_end: 1 - self.end,
+            src: self.node,
+            dst: self.peer_node,
+            flags,
+            seq,
+            ack: 0,
+            len,
+            wnd: 0,
+            tx_count: 1,
+            opt_len: 0,
+            syn_mss: 0,
+            syn_wscale: -1,
+            syn_sack_ok: false,
+            ts_val: 0,
+            ts_ecr: 0,
+            has_ts: false,
+            n_sack: 0,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        };
+        if flags & ACK != 0 {
+            p.ack = self.rcv_nxt;
+            let wnd = self.advertise_window(ctx.now);
+            let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
+            p.wnd = (wnd >> shift).min(65_535) as u32;
+            self.last_adv_wnd = (p.wnd as u64) << shift;
+            self.last_ack_sent = self.rcv_nxt;
+            self.delack_count = 0;
+            self.timers[TimerKind::DelAck as usize].cancel();
+        }
+        let mut opt = 0;
+        if self.ts_ok || (flags & SYN != 0 && self.cfg.timestamps) {
+            p.has_ts = true;
+            p.ts_val = Self::ts_now(ctx.now);
+            p.ts_ecr = self.ts_recent;
+            opt += 10;
+        }
+        if self.sack_ok && flags & ACK != 0 && !self.ooo.is_empty() {
+            let max = if p.has_ts { 3 } else { 4 };
+            let n = self.fill_sack(&mut p, max);
+            opt += 2 + 8 * n as u32;
+        }
+        p.opt_len = opt.div_ceil(4) * 4;
+        p
+    }
+
+    /// RFC 2018 section 4: the first block reports the most recently received segment's block,
+    /// the others repeat the most recent blocks (here: the highest ones first).
+    fn fill_sack(&self, p: &mut Packet, max: usize) -> usize {
+        let mut n = 0;
+        let first = self
+            .last_ooo
+            .and_then(|(s, _)| self.ooo.iter().find(|r| r.0 <= s && s < r.1).copied());
+        if let Some((s, e)) = first {
+            p.sack[0] = SackBlock { start: s, end: e };
+            n = 1;
+        }
+        for &(s, e) in self.ooo.iter().rev() {
+            if n >= max {
+                break;
+            }
+            if Some((s, e)) == first {
+                continue;
+            }
+            p.sack[n] = SackBlock { start: s, end: e };
+            n += 1;
+        }
+        p.n_sack = n as u8;
+        n
+    }
+
+    fn emit(&mut self, p: Packet, ctx: &mut Ctx) {
+        self.stats.segments_sent += 1;
+        if p.len > 0 {
+            self.stats.data_segments_sent += 1;
+            self.stats.bytes_sent += p.len as u64;
+        }
+        if p.flags == ACK && p.len == 0 {
+            self.stats.acks_sent += 1;
+        }
+        if let Some(pl) = ctx.packets.as_deref_mut() {
+            pl.push(ctx.now, "send", "", &p);
+        }
+        ctx.out.push(p);
+    }
+
+    fn send_syn(&mut self, retransmission: bool, ctx: &mut Ctx) {
+        let flags = if self.state == State::SynRcvd {
+            SYN | ACK
+        } else {
+            SYN
+        };
+        let mut p = self.base_packet(flags, 0, 0, ctx);
+        p.syn_mss = self.cfg.mss;
+        p.syn_sack_ok = self.cfg.sack || self.rec.wants_sack();
+        let mut opt = 4 + if p.has_ts { 10 } else { 0 };
+        if p.syn_sack_ok {
+            opt += 2;
+        }
+        if self.cfg.window_scaling {
+            p.syn_wscale = self.own_wscale as i8;
+            opt += 3;
+        }
+        p.opt_len = (opt as u32).div_ceil(4) * 4;
+        if retransmission {
+            p.tx_count = 1 + self.stats.syn_retransmissions as u32;
+        }
+        self.emit(p, ctx);
+        self.syn_sent_at = ctx.now;
+        let at = ctx.now + self.rto.rto();
+        self.arm(TimerKind::Rto, at, ctx);
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx) {
+        let p = self.base_packet(ACK, self.snd_max, 0, ctx);
+        self.emit(p, ctx);
+    }
+
+    fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
+        let len = (end - start - u64::from(fin)) as u32;
+        let flags = ACK | if fin { FIN } else { 0 };
+        let mut p = self.base_packet(flags, start, len, ctx);
+        p.tx_count = tx_count;
+        self.emit(p, ctx);
+        self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    fn arm(&mut self, kind: TimerKind, at: SimTime, ctx: &mut Ctx) {
+        if let Some(t) = self.timers[kind as usize].arm(at) {
+            ctx.q.schedule(
+                t,
+                Event::Timer {
+                    conn: self.conn,
+                    end: self.end,
+                    kind,
+                },
+            );
+        }
+    }
+
+    fn restart_rto(&mut self, ctx: &mut Ctx) {
+        let at = ctx.now + self.rto.rto();
+        self.arm(TimerKind::Rto, at, ctx);
+    }
+
+    pub fn timer_deadline(&self, kind: TimerKind) -> Option<SimTime> {
+        self.timers[kind as usize].deadline
+    }
+
+    /// A timer event fired.
+    pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) {
+        let (fire, again) = self.timers[kind as usize].on_fire(ctx.now);
+        if let Some(t) = again {
+            ctx.q.schedule(
+                t,
+                Event::Timer {
+                    conn: self.conn,
+                    end: self.end,
+                    kind,
+                },
+            );
+        }
+        if !fire || self.aborted {
+            return;
+        }
+        match kind {
+            TimerKind::Rto => self.on_rto(ctx),
+            TimerKind::DelAck => {
+                if self.rcv_nxt > self.last_ack_sent || self.delack_count > 0 {
+                    self.send_ack(ctx);
+                }
+            }
+            TimerKind::Persist => self.try_send(ctx),
+            TimerKind::Read => self.on_read_timer(ctx),
+        }
+    }
+
+    fn abort(&mut self, ctx: &mut Ctx) {
+        self.aborted = true;
+        for t in self.timers.iter_mut() {
+            t.cancel();
+        }
+        ctx.log(self.conn, self.end, "abort", self.snd_una, || {
+            format!("{} retransmissions without progress", self.retries)
+        });
+        self.set_state(State::Closed, ctx);
+    }
+
+    fn on_rto(&mut self, ctx: &mut Ctx) {
+        match self.state {
+            State::SynSent | State::SynRcvd => {
+                self.stats.rto_expirations += 1;
+                self.stats.syn_retransmissions += 1;
+                self.retries += 1;
+                if self.retries > self.cfg.max_retries {
+                    return self.abort(ctx);
+                }
+                self.syn_retransmitted = true;
+                self.rto.on_timeout();
+                ctx.log(self.conn, self.end, "rto", 0, || "SYN".into());
+                self.send_syn(true, ctx);
+                return;
+            }
+            State::Closed | State::Listen | State::TimeWait => return,
+            _ => {}
+        }
+        if self.snd_max == self.snd_una {
+            return;
+        }
+        self.stats.rto_expirations += 1;
+        self.retries += 1;
+        if self.retries > self.cfg.max_retries {
+            return self.abort(ctx);
+        }
+        let flight = self.flight();
+        self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
+        self.rto.on_timeout();
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recovery_credits = 0;
+        self.limited_transmit_room = 0;
+        // RFC 6582 section 3.2 step 4 (and RFC 5681's advice): remember the highest sequence
+        // sent, so that duplicate ACKs for data sent before the timeout do not start a fast
+        // retransmit.
+        self.recover = Some(self.snd_max - 1);
+        self.rtt_timing = None;
+        self.sb.mark_all_lost();
+        let rto = self.rto.rto();
+        ctx.log(self.conn, self.end, "rto", self.snd_una, || {
+            format!("backoff {} next rto {:.3}s", self.rto.backoff(), rto.as_secs_f64())
+        });
+        // Retransmit the first segment whatever cwnd says (RFC 5681 section 3.1).
+        self.retransmit_next(ctx);
+        self.try_send(ctx);
+    }
+
+    // ------------------------------------------------------------------ receive window
+
+    fn unread_now(&self, now: SimTime) -> f64 {
+        match self.cfg.rcv_read_rate {
+            None => 0.0,
+            Some(r) => (self.unread - r * now.since(self.unread_at).as_secs_f64()).max(0.0),
+        }
+    }
+
+    /// The window to advertise: free receive buffer, with receiver-side silly-window avoidance
+    /// (RFC 1122 4.2.3.3: the right edge only moves by at least min(buffer/2, MSS)) and never
+    /// shrinking the right edge already offered.
+    fn advertise_window(&mut self, now: SimTime) -> u64 {
+        let free = (self.cfg.rcv_buf as f64 - self.unread_now(now)).max(0.0) as u64;
+        let edge = self.rcv_nxt + free;
+        let step = (self.cfg.rcv_buf / 2).min(self.eff_mss.max(1));
+        if edge >= self.rcv_adv + step || self.rcv_adv < self.rcv_nxt {
+            self.rcv_adv = edge.max(self.rcv_nxt);
+        }
+        let max = 65_535u64 << self.own_wscale;
+        (self.rcv_adv - self.rcv_nxt).min(max)
+    }
+
+    fn on_read_timer(&mut self, ctx: &mut Ctx) {
+        let before = self.last_adv_wnd;
+        let free = (self.cfg.rcv_buf as f64 - self.unread_now(ctx.now)).max(0.0) as u64;
+        let threshold = (2 * self.eff_mss).min(self.cfg.rcv_buf / 2);
+        if free >= before + threshold {
+            // RFC 1122 4.2.3.3 / BSD: a window update once it opens by two segments.
+            self.send_ack(ctx);
+        }
+        self.arm_read_timer(ctx);
+    }
+
+    fn arm_read_timer(&mut self, ctx: &mut Ctx) {
+        if let Some(r) = self.cfg.rcv_read_rate {
+            if self.unread_now(ctx.now) > 0.0 && !self.timers[TimerKind::Read as usize].is_armed() {
+                let step = (2 * self.eff_mss).min(self.cfg.rcv_buf / 2).max(1) as f64;
+                let at = ctx.now + Dur::from_secs_f64(step / r).max(Dur(1));
+                self.arm(TimerKind::Read, at, ctx);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ packets in
+
+    pub fn on_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        self.stats.segments_received += 1;
+        if let Some(pl) = ctx.packets.as_deref_mut() {
+            pl.push(ctx.now, "recv", "", p);
+        }
+        if self.aborted {
+            return;
+        }
+        match self.state {
+            State::Closed => {}
+            State::Listen => {
+                if p.is(SYN) && !p.is(ACK) {
+                    self.accept_syn(p);
+                    self.set_state(State::SynRcvd, ctx);
+                    self.snd_una = 0;
+                    self.snd_max = 1;
+                    self.send_syn(false, ctx);
+                }
+            }
+            State::SynSent => {
+                if p.is(SYN) && p.is(ACK) && p.ack == 1 {
+                    self.accept_syn(p);
+                    self.snd_una = 1;
+                    self.snd_wl1 = p.seq;
+                    self.snd_wl2 = p.ack;
+                    self.on_handshake_rtt(ctx);
+                    self.set_state(State::Established, ctx);
+                    self.timers[TimerKind::Rto as usize].cancel();
+                    self.send_ack(ctx);
+                    self.try_send(ctx);
+                }
+            }
+            State::SynRcvd => {
+                if p.is(SYN) && !p.is(ACK) {
+                    // Our SYN-ACK was lost: the peer repeats its SYN.
+                    self.send_syn(true, ctx);
+                    return;
+                }
+                if p.is(ACK) && p.ack >= 1 {
+                    self.snd_una = 1;
+                    self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
+                    self.max_snd_wnd = self.snd_wnd;
+                    self.snd_wl1 = p.seq;
+                    self.snd_wl2 = p.ack;
+                    self.on_handshake_rtt(ctx);
+                    self.set_state(State::Established, ctx);
+                    self.timers[TimerKind::Rto as usize].cancel();
+                    self.established_segment(p, ctx);
+                }
+            }
+            _ => self.established_segment(p, ctx),
+        }
+    }
+
+    fn accept_syn(&mut self, p: &Packet) {
+        self.rcv_nxt = p.seq + 1;
+        self.last_ack_sent = self.rcv_nxt;
+        self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535 << self.own_wscale);
+        let peer_mss = if p.syn_mss > 0 { p.syn_mss } else { 536 };
+        self.ts_ok = self.cfg.timestamps && p.has_ts;
+        if self.ts_ok {
+            self.ts_recent = p.ts_val;
+        }
+        self.sack_ok = (self.cfg.sack || self.rec.wants_sack()) && p.syn_sack_ok;
+        // RFC 7323 2.2: scaling only if both sides sent the option.
+        if self.cfg.window_scaling && p.syn_wscale >= 0 {
+            self.peer_wscale = (p.syn_wscale as u8).min(14);
+        } else {
+            self.peer_wscale = 0;
+            self.own_wscale = 0;
+            self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535);
+        }
+        // RFC 9293 3.7.1: the effective send MSS excludes TCP options; with timestamps every
+        // segment carries 12 bytes of them (Linux: 1448 on a 1500-byte MTU).
+        let mss = self.cfg.mss.min(peer_mss) as u64;
+        self.eff_mss = mss - if self.ts_ok { 12 } else { 0 };
+        self.ccs.mss = self.eff_mss;
+        self.ccs.cwnd = self.cfg.initial_cwnd as u64 * self.eff_mss;
+        self.snd_wnd = (p.wnd as u64).min(65_535);
+        self.max_snd_wnd = self.snd_wnd;
+    }
+
+    fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
+        if self.syn_retransmitted {
+            self.rto.reset_after_syn_timeout();
+        } else {
+            // RFC 6298 allows the SYN exchange as the first RTT sample (Karn: only if the SYN
+            // was not retransmitted).
+            let r = ctx.now.since(self.syn_sent_at);
+            self.rto.sample(r);
+            self.stats.rtt_samples += 1;
+            self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
+        }
+        self.retries = 0;
+    }
+
+    fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.is(SYN) {
+            // A repeated SYN-ACK: our ACK of it was lost.
+            self.send_ack(ctx);
+            return;
+        }
+        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
+            // RFC 7323 4.3: TS.Recent from the segment that covers Last.ACK.sent.
+            self.ts_recent = self.ts_recent.max(p.ts_val);
+        }
+        if p.is(ACK) {
+            self.process_ack(p, ctx);
+            if self.aborted {
+                return;
+            }
+        }
+        if p.len > 0 || p.is(FIN) {
+            self.process_data(p, ctx);
+        }
+        self.try_send(ctx);
+    }
+
+    fn view(&self) -> SenderView {
+        SenderView {
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            mss: self.eff_mss,
+            dupacks: self.dupacks,
+            dupthresh: self.cfg.dupthresh,
+            in_recovery: self.in_recovery,
+            recovery_credits: self.recovery_credits,
+        }
+    }
+
+    fn process_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        let ack = p.ack;
+        if ack > self.snd_max {
+            // RFC 9293 3.10.7.4: an ACK for something not yet sent; ACK and drop.
+            self.send_ack(ctx);
+            return;
+        }
+        if ack < self.snd_una {
+            return; // old
+        }
+        // Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
+        let old_wnd = self.snd_wnd;
+        if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= ack) {
+            self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
+            self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
+            self.snd_wl1 = p.seq;
+            self.snd_wl2 = ack;
+        }
+        if self.sack_ok {
+            for b in p.sack_blocks() {
+                if b.end > self.snd_una && b.end <= self.snd_max {
+                    self.sb.sack(b.start, b.end);
+                }
+            }
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(p, ack, ctx);
+        } else if p.len == 0
+            && !p.is(SYN)
+            && !p.is(FIN)
+            && self.snd_wnd == old_wnd
+            && self.snd_max > self.snd_una
+        {
+            self.on_dupack(ctx);
+        }
+    }
+
+    fn on_new_ack(&mut self, p: &Packet, ack: u64, ctx: &mut Ctx) {
+        let prior_flight = self.flight();
+        let acked = ack - self.snd_una;
+        // RTT measurement: timestamps (RFC 7323 4.1) or the one timed segment (Karn).
+        let mut rtt = None;
+        if self.ts_ok && p.has_ts && p.ts_ecr > 0 {
+            let now_us = Self::ts_now(ctx.now);
+            rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
+        } else if let Some((seq_end, t0)) = self.rtt_timing {
+            if ack >= seq_end {
+                rtt = Some(ctx.now.since(t0));
+                self.rtt_timing = None;
+            }
+        }
+        if let Some(r) = rtt {
+            self.rto.sample(r);
+            self.stats.rtt_samples += 1;
+            self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
+        }
+        self.snd_una = ack;
+        self.sb.ack_to(ack);
+        self.retries = 0;
+        self.limited_transmit_room = 0;
+        let fin_acked = self.fin_sent && ack == self.snd_max;
+        let data_acked = acked - u64::from(fin_acked);
+        if self.in_recovery {
+            let full = self.recover.is_none_or(|r| ack > r);
+            if full || self.cc.recovery_style() == RecoveryStyle::Reno {
+                if !full {
+                    // Reno leaves recovery on any new ACK; the recovery plug-in may still
+                    // want the next hole (NewReno error detection with Reno congestion control).
+                    let v = self.view();
+                    self.rec.on_partial_ack(&v, &mut self.sb);
+                }
+                self.in_recovery = false;
+                self.recovery_credits = 0;
+                self.cc.on_exit_recovery(&mut self.ccs);
+                ctx.log(self.conn, self.end, "recovery_exit", ack, || {
+                    if full { "full ack" } else { "partial ack" }.into()
+                });
+            } else {
+                // RFC 6582 step 5: partial ACK deflates the inflation by the data acked and
+                // adds back one MSS; the plug-in decides what to retransmit.
+                let v = self.view();
+                let credit = self.rec.on_partial_ack(&v, &mut self.sb);
+                self.recovery_credits =
+                    self.recovery_credits.saturating_sub(data_acked) + credit;
+                let v = self.view();
+                self.rec.on_ack_in_recovery(&v, &mut self.sb);
+            }
+        } else {
+            let ev = AckEvent {
+                now: ctx.now,
+                bytes_acked: data_acked,
+                prior_flight,
+                rtt,
+                srtt: self.rto.srtt(),
+                min_rtt: self.rto.min_rtt,
+            };
+            if data_acked > 0 {
+                self.cc.on_ack(&mut self.ccs, &ev);
+            }
+        }
+        self.dupacks = 0;
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+        if fin_acked {
+            match self.state {
+                State::FinWait1 => self.set_state(State::FinWait2, ctx),
+                State::Closing => self.set_state(State::TimeWait, ctx),
+                State::LastAck => self.set_state(State::Closed, ctx),
+                _ => {}
+            }
+        }
+        // RFC 6298 5.2/5.3: stop the timer when all is acked, else restart it.
+        if self.snd_max > self.snd_una {
+            self.restart_rto(ctx);
+        } else {
+            self.timers[TimerKind::Rto as usize].cancel();
+        }
+    }
+
+    fn on_dupack(&mut self, ctx: &mut Ctx) {
+        self.dupacks += 1;
+        self.stats.dupacks_received += 1;
+        if self.in_recovery {
+            // RFC 5681 step 4: each further duplicate ACK lets one segment out.
+            self.recovery_credits += self.eff_mss;
+            let v = self.view();
+            self.rec.on_ack_in_recovery(&v, &mut self.sb);
+            return;
+        }
+        let v = self.view();
+        if self.rec.triggers_fast_retransmit(&v, &self.sb) {
+            // RFC 6582 section 3.2 step 2 (and RFC 5681 section 4.2's caution): no fast
+            // retransmit for duplicate ACKs that do not cover data sent after the last timeout.
+            if let Some(r) = self.recover {
+                if self.snd_una <= r && !self.in_recovery && self.stats.rto_expirations > 0 {
+                    ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
+                        "below recover after timeout".into()
+                    });
+                    return;
+                }
+            }
+            self.enter_recovery(ctx);
+        } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+            // RFC 3042: each of the first two duplicate ACKs may release one new segment.
+            self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
+        }
+    }
+
+    fn enter_recovery(&mut self, ctx: &mut Ctx) {
+        let flight = self.flight();
+        self.cc.on_enter_recovery(&mut self.ccs, flight);
+        self.stats.fast_retransmits += 1;
+        if self.cc.recovery_style() != RecoveryStyle::None {
+            self.in_recovery = true;
+            self.recover = Some(self.snd_max - 1);
+            self.recovery_credits = self.dupacks as u64 * self.eff_mss;
+        }
+        self.limited_transmit_room = 0;
+        let v = self.view();
+        self.rec.on_enter_recovery(&v, &mut self.sb);
+        ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, || {
+            format!(
+                "flight {} ssthresh {} cwnd {}",
+                flight, self.ccs.ssthresh, self.ccs.cwnd
+            )
+        });
+        // RFC 5681 step 2: retransmit the lost segment at once, whatever the window says.
+        self.retransmit_next(ctx);
+    }
+
+    /// Retransmit the first segment marked lost. Returns false if there is none.
+    fn retransmit_next(&mut self, ctx: &mut Ctx) -> bool {
+        let Some(i) = self.sb.next_lost() else {
+            return false;
+        };
+        self.sb.retransmitted(i, ctx.now);
+        let Some(&s) = self.sb.get(i) else {
+            return false;
+        };
+        self.stats.retransmissions += 1;
+        // Karn: a retransmission spoils the running measurement.
+        self.rtt_timing = None;
+        self.send_segment(s.start, s.end, s.fin, s.tx_count, ctx);
+        ctx.log(self.conn, self.end, "retransmit", s.start, || {
+            format!("len {} tx {}", s.data_len(), s.tx_count)
+        });
+        // The timer is restarted on every retransmission (RFC 6298 5.1 and ns-3 behaviour).
+        self.restart_rto(ctx);
+        true
+    }
+
+    /// End of the data the application has made available (sequence number).
+    fn data_end(&self) -> u64 {
+        let acked_data = self.snd_una.saturating_sub(1);
+        let limit = acked_data.saturating_add(self.cfg.snd_buf);
+        1 + self.app_written.min(limit)
+    }
+
+    fn can_send_data(&self) -> bool {
+        matches!(
+            self.state,
+            State::Established
+                | State::CloseWait
+                | State::FinWait1
+                | State::Closing
+                | State::LastAck
+        )
+    }
+
+    /// Send what the windows allow: retransmissions first, then new data, then the FIN.
+    pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if !self.can_send_data() || self.aborted {
+            return;
+        }
+        loop {
+            let v = self.view();
+            let pipe = self.rec.pipe(&v, &self.sb);
+            let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+            if let Some(i) = self.sb.next_lost() {
+                let len = self.sb.get(i).map_or(0, |s| s.len());
+                if pipe + len > cwnd {
+                    break;
+                }
+                self.retransmit_next(ctx);
+                continue;
+            }
+            let end = self.data_end();
+            if self.snd_max < end && !self.fin_sent {
+                let avail = end - self.snd_max;
+                let wnd_edge = self.snd_una + self.snd_wnd;
+                let room = wnd_edge.saturating_sub(self.snd_max);
+                let mut len = avail.min(self.eff_mss);
+                if room == 0 {
+                    if self.flight() == 0 {
+                        // Zero window and nothing in flight: probe with one byte (persist).
+                        self.send_new(1, ctx);
+                    }
+                    break;
+                }
+                if len > room {
+                    // Sender-side silly-window avoidance (RFC 1122 4.2.3.4): send a partial
+                    // segment only if it is at least half the largest window seen, or if
+                    // nothing is in flight.
+                    if room * 2 < self.max_snd_wnd && self.flight() > 0 {
+                        break;
+                    }
+                    len = room;
+                }
+                if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 {
+                    break;
+                }
+                if pipe + len > cwnd {
+                    break;
+                }
+                self.send_new(len, ctx);
+                continue;
+            }
+            if self.app_closed
+                && !self.fin_sent
+                && self.app_total.is_some()
+                && self.snd_max == end
+                && end == 1 + self.app_written
+            {
+                self.send_fin(ctx);
+                continue;
+            }
+            break;
+        }
+        // Track where the receiver's window blocks us with nothing in flight.
+        if self.flight() > 0 && !self.timers[TimerKind::Rto as usize].is_armed() {
+            self.restart_rto(ctx);
+        }
+    }
+
+    fn send_new(&mut self, len: u64, ctx: &mut Ctx) {
+        let start = self.snd_max;
+        let end = start + len;
+        self.sb.push(Seg {
+            start,
+            end,
+            fin: false,
+            sacked: false,
+            lost: false,
+            retransmitted: false,
+            tx_count: 1,
+            last_sent: ctx.now,
+        });
+        self.snd_max = end;
+        if self.rtt_timing.is_none() && !self.ts_ok {
+            self.rtt_timing = Some((end, ctx.now));
+        }
+        self.send_segment(start, end, false, 1, ctx);
+        // RFC 6298 5.1: start the timer if it is not running.
+        if !self.timers[TimerKind::Rto as usize].is_armed() {
+            self.restart_rto(ctx);
+        }
+    }
+
+    fn send_fin(&mut self, ctx: &mut Ctx) {
+        let start = self.snd_max;
+        self.sb.push(Seg {
+            start,
+            end: start + 1,
+            fin: true,
+            sacked: false,
+            lost: false,
+            retransmitted: false,
+            tx_count: 1,
+            last_sent: ctx.now,
+        });
+        self.snd_max = start + 1;
+        self.fin_sent = true;
+        self.send_segment(start, start + 1, true, 1, ctx);
+        match self.state {
+            State::Established => self.set_state(State::FinWait1, ctx),
+            State::CloseWait => self.set_state(State::LastAck, ctx),
+            _ => {}
+        }
+        if !self.timers[TimerKind::Rto as usize].is_armed() {
+            self.restart_rto(ctx);
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving data
+
+    fn process_data(&mut self, p: &Packet, ctx: &mut Ctx) {
+        let mut start = p.seq;
+        let mut end = p.seq + p.len as u64;
+        let fin_seq = if p.is(FIN) { Some(end) } else { None };
+        if let Some(f) = fin_seq {
+            self.peer_fin_seq = Some(f);
+        }
+        // Entirely old: a duplicate. ACK at once (RFC 9293 3.10.7.4, RFC 5681 4.2).
+        if end <= self.rcv_nxt && fin_seq.is_none_or(|f| f < self.rcv_nxt) {
+            self.stats.duplicate_segments += 1;
+            self.send_ack(ctx);
+            return;
+        }
+        // Beyond the window offered: trim (a zero-window probe lands here).
+        let right = self.rcv_adv.max(self.rcv_nxt);
+        if start >= right && p.len > 0 {
+            self.send_ack(ctx);
+            return;
+        }
+        end = end.min(right);
+        if start < self.rcv_nxt {
+            start = self.rcv_nxt;
+        }
+        if start > self.rcv_nxt {
+            // Out of order: keep it, ACK at once with SACK blocks.
+            self.stats.out_of_order_segments += 1;
+            if end > start {
+                self.insert_ooo(start, end);
+                self.last_ooo = Some((start, end));
+            }
+            self.send_ack(ctx);
+            return;
+        }
+        let had_gap = !self.ooo.is_empty();
+        let mut new = end.saturating_sub(self.rcv_nxt);
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        // Pull in what was waiting behind the hole.
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            if e > self.rcv_nxt {
+                new += e - self.rcv_nxt;
+                self.rcv_nxt = e;
+            }
+            self.ooo.remove(0);
+        }
+        if new > 0 {
+            self.deliver(new, ctx);
+        }
+        let mut fin_now = false;
+        if self.peer_fin_seq == Some(self.rcv_nxt) && !self.peer_fin {
+            self.rcv_nxt += 1;
+            self.peer_fin = true;
+            fin_now = true;
+            match self.state {
+                State::Established => self.set_state(State::CloseWait, ctx),
+                State::FinWait1 => {
+                    if self.snd_una == self.snd_max {
+                        self.set_state(State::TimeWait, ctx)
+                    } else {
+                        self.set_state(State::Closing, ctx)
+                    }
+                }
+                State::FinWait2 => self.set_state(State::TimeWait, ctx),
+                _ => {}
+            }
+        }
+        // ACK policy: at once when a gap was filled, for a FIN, or without delayed ACK;
+        // otherwise every `delack_segments` segments or after `delack_max` (RFC 1122, 5681).
+        if had_gap || fin_now || !self.cfg.delayed_ack || !self.ooo.is_empty() {
+            self.send_ack(ctx);
+        } else {
+            self.delack_count += 1;
+            if self.delack_count >= self.cfg.delack_segments {
+                self.send_ack(ctx);
+            } else {
+                let at = ctx.now + self.cfg.delack_max;
+                if !self.timers[TimerKind::DelAck as usize].is_armed() {
+                    self.arm(TimerKind::DelAck, at, ctx);
+                }
+            }
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|r| r.0 < start);
+        self.ooo.insert(i, (start, end));
+        // Merge overlapping or adjacent neighbours.
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(s, e) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.ooo = merged;
+    }
+
+    fn deliver(&mut self, bytes: u64, ctx: &mut Ctx) {
+        self.delivered += bytes;
+        self.stats.bytes_delivered += bytes;
+        self.last_delivery = ctx.now;
+        if self.cfg.rcv_read_rate.is_some() {
+            self.unread = self.unread_now(ctx.now) + bytes as f64;
+            self.unread_at = ctx.now;
+            self.arm_read_timer(ctx);
+        }
+    }
+}

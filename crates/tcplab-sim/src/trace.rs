@@ -1,0 +1,190 @@
+//! Columnar traces: a per-connection state trace, an event log and a per-packet log.
+//! Each is a set of parallel vectors, turned into `output::Table`s at the end of a run.
+
+use crate::output::{Column, Table};
+use crate::packet::Packet;
+use crate::time::SimTime;
+
+#[derive(Debug, Default)]
+pub struct EventLog {
+    time: Vec<f64>,
+    conn: Vec<u64>,
+    end: Vec<u64>,
+    kind: Vec<String>,
+    seq: Vec<u64>,
+    detail: Vec<String>,
+}
+
+impl EventLog {
+    pub fn push(&mut self, now: SimTime, conn: u32, end: u8, kind: &str, seq: u64, detail: String) {
+        self.time.push(now.as_secs_f64());
+        self.conn.push(conn as u64);
+        self.end.push(end as u64);
+        self.kind.push(kind.to_string());
+        self.seq.push(seq);
+        self.detail.push(detail);
+    }
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+    pub fn kinds(&self) -> &[String] {
+        &self.kind
+    }
+    pub fn into_table(self) -> Table {
+        Table {
+            name: "events".into(),
+            columns: vec![
+                ("time_s".into(), Column::F64(self.time)),
+                ("conn".into(), Column::U64(self.conn)),
+                ("end".into(), Column::U64(self.end)),
+                ("kind".into(), Column::Str(self.kind)),
+                ("seq".into(), Column::U64(self.seq)),
+                ("detail".into(), Column::Str(self.detail)),
+            ],
+        }
+    }
+}
+
+/// One row of the connection trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRow {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub rwnd: u64,
+    pub flight: u64,
+    pub srtt_s: f64,
+    pub rto_s: f64,
+    pub ack: u64,
+    pub bytes_received: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct ConnTrace {
+    time: Vec<f64>,
+    conn: Vec<u64>,
+    cwnd: Vec<u64>,
+    ssthresh: Vec<u64>,
+    rwnd: Vec<u64>,
+    flight: Vec<u64>,
+    srtt: Vec<f64>,
+    rto: Vec<f64>,
+    ack: Vec<u64>,
+    bytes_received: Vec<u64>,
+}
+
+impl ConnTrace {
+    pub fn push(&mut self, now: SimTime, conn: u32, r: &TraceRow) {
+        self.time.push(now.as_secs_f64());
+        self.conn.push(conn as u64);
+        self.cwnd.push(r.cwnd);
+        self.ssthresh.push(r.ssthresh);
+        self.rwnd.push(r.rwnd);
+        self.flight.push(r.flight);
+        self.srtt.push(r.srtt_s);
+        self.rto.push(r.rto_s);
+        self.ack.push(r.ack);
+        self.bytes_received.push(r.bytes_received);
+    }
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+    pub fn into_table(self) -> Table {
+        Table {
+            name: "trace".into(),
+            columns: vec![
+                ("time_s".into(), Column::F64(self.time)),
+                ("conn".into(), Column::U64(self.conn)),
+                ("cwnd".into(), Column::U64(self.cwnd)),
+                ("ssthresh".into(), Column::U64(self.ssthresh)),
+                ("rwnd".into(), Column::U64(self.rwnd)),
+                ("flight".into(), Column::U64(self.flight)),
+                ("srtt_s".into(), Column::F64(self.srtt)),
+                ("rto_s".into(), Column::F64(self.rto)),
+                ("ack".into(), Column::U64(self.ack)),
+                ("bytes_received".into(), Column::U64(self.bytes_received)),
+            ],
+        }
+    }
+}
+
+/// Per-packet log: every segment sent and received by an endpoint, and every frame dropped.
+#[derive(Debug, Default)]
+pub struct PacketLog {
+    time: Vec<f64>,
+    event: Vec<String>,
+    place: Vec<String>,
+    conn: Vec<u64>,
+    from_end: Vec<u64>,
+    src: Vec<u64>,
+    dst: Vec<u64>,
+    flags: Vec<u64>,
+    seq: Vec<u64>,
+    ack: Vec<u64>,
+    len: Vec<u64>,
+    wnd: Vec<u64>,
+    tx_count: Vec<u64>,
+    ip_bytes: Vec<u64>,
+    sack: Vec<String>,
+    uid: Vec<u64>,
+}
+
+impl PacketLog {
+    pub fn push(&mut self, now: SimTime, event: &str, place: &str, p: &Packet) {
+        self.time.push(now.as_secs_f64());
+        self.event.push(event.to_string());
+        self.place.push(place.to_string());
+        self.conn.push(p.conn as u64);
+        self.from_end.push(1 - p.to_end as u64);
+        self.src.push(p.src as u64);
+        self.dst.push(p.dst as u64);
+        self.flags.push(p.flags as u64);
+        self.seq.push(p.seq);
+        self.ack.push(p.ack);
+        self.len.push(p.len as u64);
+        self.wnd.push(p.wnd as u64);
+        self.tx_count.push(p.tx_count as u64);
+        self.ip_bytes.push(p.ip_bytes() as u64);
+        let s: Vec<String> = p
+            .sack_blocks()
+            .iter()
+            .map(|b| format!("{}-{}", b.start, b.end))
+            .collect();
+        self.sack.push(s.join(" "));
+        self.uid.push(p.uid);
+    }
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+    pub fn into_table(self) -> Table {
+        Table {
+            name: "packets".into(),
+            columns: vec![
+                ("time_s".into(), Column::F64(self.time)),
+                ("event".into(), Column::Str(self.event)),
+                ("place".into(), Column::Str(self.place)),
+                ("conn".into(), Column::U64(self.conn)),
+                ("from_end".into(), Column::U64(self.from_end)),
+                ("src".into(), Column::U64(self.src)),
+                ("dst".into(), Column::U64(self.dst)),
+                ("flags".into(), Column::U64(self.flags)),
+                ("seq".into(), Column::U64(self.seq)),
+                ("ack".into(), Column::U64(self.ack)),
+                ("len".into(), Column::U64(self.len)),
+                ("wnd".into(), Column::U64(self.wnd)),
+                ("tx_count".into(), Column::U64(self.tx_count)),
+                ("ip_bytes".into(), Column::U64(self.ip_bytes)),
+                ("sack".into(), Column::Str(self.sack)),
+                ("uid".into(), Column::U64(self.uid)),
+            ],
+        }
+    }
+}
