@@ -26,7 +26,10 @@ fn main() -> ExitCode {
     let t0 = std::time::Instant::now();
     match tcplab_sim::run(&sc) {
         Ok(out) => {
-            println!("{}", serde_json::to_string_pretty(&out.summary).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out.summary).unwrap_or_default()
+            );
             eprintln!("wall {:.3}s", t0.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }

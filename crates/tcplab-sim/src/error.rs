@@ -7,7 +7,10 @@ use thiserror::Error;
 pub enum SimError {
     /// The scenario text is not valid TOML/JSON.
     #[error("scenario is not valid {format}: {message}")]
-    Parse { format: &'static str, message: String },
+    Parse {
+        format: &'static str,
+        message: String,
+    },
     /// A field has a value outside what is allowed.
     #[error("{field}: invalid value {value}: {allowed}")]
     InvalidValue {
@@ -30,7 +33,11 @@ pub enum SimError {
 }
 
 impl SimError {
-    pub fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
+    pub fn invalid(
+        field: impl Into<String>,
+        value: impl ToString,
+        allowed: impl Into<String>,
+    ) -> Self {
         SimError::InvalidValue {
             field: field.into(),
             value: value.to_string(),

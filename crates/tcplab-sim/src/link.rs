@@ -69,7 +69,10 @@ pub struct LinkStats {
     pub frames_offered: u64,
     pub frames_sent: u64,
     pub frames_dropped_error: u64,
+    /// Of those, frames carrying TCP payload.
+    pub data_frames_dropped_error: u64,
     pub frames_dropped_queue: u64,
+    pub data_frames_dropped_queue: u64,
     pub bytes_on_wire: u64,
     pub ip_bytes_delivered: u64,
     pub busy_ns: u64,
@@ -85,7 +88,10 @@ pub enum Offer {
     QueueDrop,
     /// Accepted; `head_changed` is true if it is now the first frame in flight (the caller
     /// schedules a delivery event at `arrival`).
-    Accepted { arrival: SimTime, head_changed: bool },
+    Accepted {
+        arrival: SimTime,
+        head_changed: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -177,6 +183,7 @@ impl LinkDir {
             };
             if full {
                 self.stats.frames_dropped_queue += 1;
+                self.stats.data_frames_dropped_queue += u64::from(pkt.len > 0);
                 return Offer::QueueDrop;
             }
             let start = self.busy_until;
@@ -224,6 +231,7 @@ impl LinkDir {
         let f = self.in_flight.pop_front()?;
         if f.corrupted {
             self.stats.frames_dropped_error += 1;
+            self.stats.data_frames_dropped_error += u64::from(f.pkt.len > 0);
         } else {
             self.stats.ip_bytes_delivered += f.pkt.ip_bytes() as u64;
         }
@@ -311,21 +319,36 @@ mod tests {
         let mut d = dir(QueueLimit::Packets(2));
         // One on the wire + two waiting are accepted; the fourth is dropped.
         for _ in 0..3 {
-            assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
+            assert!(matches!(
+                d.offer(SimTime::ZERO, pkt(1460)),
+                Offer::Accepted { .. }
+            ));
         }
         assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
         assert_eq!(d.stats.frames_dropped_queue, 1);
         // After the first two transmissions end, room again.
         assert_eq!(d.queue_len(SimTime(2_460_800)), 0);
-        assert!(matches!(d.offer(SimTime(2_460_800), pkt(1460)), Offer::Accepted { .. }));
+        assert!(matches!(
+            d.offer(SimTime(2_460_800), pkt(1460)),
+            Offer::Accepted { .. }
+        ));
     }
 
     #[test]
     fn byte_limited_queue() {
         let mut d = dir(QueueLimit::Bytes(2000));
-        assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
-        assert!(matches!(d.offer(SimTime::ZERO, pkt(1460)), Offer::Accepted { .. }));
+        assert!(matches!(
+            d.offer(SimTime::ZERO, pkt(1460)),
+            Offer::Accepted { .. }
+        ));
+        assert!(matches!(
+            d.offer(SimTime::ZERO, pkt(1460)),
+            Offer::Accepted { .. }
+        ));
         assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
-        assert!(matches!(d.offer(SimTime::ZERO, pkt(0)), Offer::Accepted { .. }));
+        assert!(matches!(
+            d.offer(SimTime::ZERO, pkt(0)),
+            Offer::Accepted { .. }
+        ));
     }
 }

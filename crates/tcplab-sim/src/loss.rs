@@ -92,7 +92,13 @@ pub struct ErrorModel {
 
 impl ErrorModel {
     pub fn new(cfg: ErrorModelConfig, rng: Rng) -> Self {
-        let bad = matches!(cfg, ErrorModelConfig::GilbertElliott { start_bad: true, .. });
+        let bad = matches!(
+            cfg,
+            ErrorModelConfig::GilbertElliott {
+                start_bad: true,
+                ..
+            }
+        );
         ErrorModel {
             cfg,
             rng,
@@ -151,7 +157,11 @@ impl ErrorModel {
                 p_bad_to_good,
                 ..
             } => {
-                let (law, pgb, pbg) = (if self.bad { *bad } else { *good }, *p_good_to_bad, *p_bad_to_good);
+                let (law, pgb, pbg) = (
+                    if self.bad { *bad } else { *good },
+                    *p_good_to_bad,
+                    *p_bad_to_good,
+                );
                 let u = uniform(&mut self.rng);
                 let lost = u < self.prob(law, frame.exposed_bytes);
                 let v = uniform(&mut self.rng);
@@ -224,7 +234,9 @@ mod tests {
         let mut a = ErrorModel::new(cfg.clone(), stream(9, "l"));
         let mut b = ErrorModel::new(cfg, stream(9, "l"));
         let pa: Vec<bool> = (0..1000).map(|_| a.corrupts(&frame(1500))).collect();
-        let pb: Vec<bool> = (0..1000).map(|i| b.corrupts(&frame(40 + i % 1400))).collect();
+        let pb: Vec<bool> = (0..1000)
+            .map(|i| b.corrupts(&frame(40 + i % 1400)))
+            .collect();
         assert_eq!(pa, pb);
     }
 

@@ -46,10 +46,22 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<f64> = (0..4).map(|_| 0.0).scan(stream(7, "x"), |r, _| Some(uniform(r))).collect();
-        let b: Vec<f64> = (0..4).map(|_| 0.0).scan(stream(7, "x"), |r, _| Some(uniform(r))).collect();
-        let c: Vec<f64> = (0..4).map(|_| 0.0).scan(stream(7, "y"), |r, _| Some(uniform(r))).collect();
-        let d: Vec<f64> = (0..4).map(|_| 0.0).scan(stream(8, "x"), |r, _| Some(uniform(r))).collect();
+        let a: Vec<f64> = (0..4)
+            .map(|_| 0.0)
+            .scan(stream(7, "x"), |r, _| Some(uniform(r)))
+            .collect();
+        let b: Vec<f64> = (0..4)
+            .map(|_| 0.0)
+            .scan(stream(7, "x"), |r, _| Some(uniform(r)))
+            .collect();
+        let c: Vec<f64> = (0..4)
+            .map(|_| 0.0)
+            .scan(stream(7, "y"), |r, _| Some(uniform(r)))
+            .collect();
+        let d: Vec<f64> = (0..4)
+            .map(|_| 0.0)
+            .scan(stream(8, "x"), |r, _| Some(uniform(r)))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

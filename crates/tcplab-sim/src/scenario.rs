@@ -155,7 +155,13 @@ fn get_uint(
     }
 }
 
-fn get_f64(m: &Map<String, Value>, path: &str, key: &str, lo: f64, hi: f64) -> SimResult<Option<f64>> {
+fn get_f64(
+    m: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    lo: f64,
+    hi: f64,
+) -> SimResult<Option<f64>> {
     match m.get(key) {
         None => Ok(None),
         Some(v) => match v.as_f64() {
@@ -423,9 +429,16 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     }
     match m.get("initial_ssthresh") {
         None => {}
-        Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.initial_ssthresh = u64::MAX / 4,
+        Some(Value::String(s)) if s == "inf" || s == "unlimited" => {
+            c.initial_ssthresh = u64::MAX / 4
+        }
         Some(_) => {
-            let v = required(get_size(m, path, "initial_ssthresh")?, path, "initial_ssthresh", "")?;
+            let v = required(
+                get_size(m, path, "initial_ssthresh")?,
+                path,
+                "initial_ssthresh",
+                "",
+            )?;
             if v < 2 * c.mss as u64 {
                 return Err(SimError::invalid(
                     join(path, "initial_ssthresh"),
@@ -437,17 +450,16 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         }
     }
     if let Some(s) = get_str(m, path, "ca_rule")? {
-        c.ca_rule = match s.as_str() {
-            "per_ack" => CaRule::PerAck,
-            "byte_counting" => CaRule::ByteCounting,
-            _ => {
-                return Err(SimError::invalid(
+        c.ca_rule =
+            match s.as_str() {
+                "per_ack" => CaRule::PerAck,
+                "byte_counting" => CaRule::ByteCounting,
+                _ => return Err(SimError::invalid(
                     join(path, "ca_rule"),
                     format!("{s:?}"),
                     "\"per_ack\" (cwnd += MSS*MSS/cwnd per ACK) or \"byte_counting\" (RFC 3465)",
-                ))
-            }
-        };
+                )),
+            };
     }
     if let Some(v) = get_uint(m, path, "abc_limit", 1, 64)? {
         c.abc_limit = v;
@@ -489,7 +501,10 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     if c.rto.min > c.rto.max || c.rto.initial.0 == 0 || c.rto.max.0 == 0 {
         return Err(SimError::invalid(
             join(path, "rto_min"),
-            format!("min {} initial {} max {}", c.rto.min, c.rto.initial, c.rto.max),
+            format!(
+                "min {} initial {} max {}",
+                c.rto.min, c.rto.initial, c.rto.max
+            ),
             "positive RTO values with rto_min <= rto_max",
         ));
     }
@@ -550,7 +565,12 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,
         Some(_) => {
-            let bps = required(get_rate(m, path, "rcv_read_rate")?, path, "rcv_read_rate", "")?;
+            let bps = required(
+                get_rate(m, path, "rcv_read_rate")?,
+                path,
+                "rcv_read_rate",
+                "",
+            )?;
             c.rcv_read_rate = Some(bps as f64 / 8.0);
         }
     }
@@ -574,7 +594,12 @@ fn law(m: &Map<String, Value>, path: &str, per_key: &str, ber_key: &str) -> SimR
 
 fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
     let m = table(v, path)?;
-    let model = required(get_str(m, path, "model")?, path, "model", "one of: none, per, ber, gilbert-elliott, list")?;
+    let model = required(
+        get_str(m, path, "model")?,
+        path,
+        "model",
+        "one of: none, per, ber, gilbert-elliott, list",
+    )?;
     match model.as_str() {
         "none" => {
             keys_ok(m, path, &["model"])?;
@@ -582,22 +607,44 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
         }
         "per" => {
             keys_ok(m, path, &["model", "p"])?;
-            let p = required(get_prob(m, path, "p")?, path, "p", "the packet error rate, e.g. 0.01")?;
+            let p = required(
+                get_prob(m, path, "p")?,
+                path,
+                "p",
+                "the packet error rate, e.g. 0.01",
+            )?;
             Ok(ErrorModelConfig::Law(Law::Per(p)))
         }
         "ber" => {
             keys_ok(m, path, &["model", "ber"])?;
-            let b = required(get_prob(m, path, "ber")?, path, "ber", "the bit error rate, e.g. 1e-6")?;
+            let b = required(
+                get_prob(m, path, "ber")?,
+                path,
+                "ber",
+                "the bit error rate, e.g. 1e-6",
+            )?;
             Ok(ErrorModelConfig::Law(Law::Ber(b)))
         }
         "gilbert-elliott" => {
             keys_ok(
                 m,
                 path,
-                &["model", "p_gb", "p_bg", "good_per", "good_ber", "bad_per", "bad_ber", "start"],
+                &[
+                    "model", "p_gb", "p_bg", "good_per", "good_ber", "bad_per", "bad_ber", "start",
+                ],
             )?;
-            let pgb = required(get_prob(m, path, "p_gb")?, path, "p_gb", "probability good -> bad per frame")?;
-            let pbg = required(get_prob(m, path, "p_bg")?, path, "p_bg", "probability bad -> good per frame")?;
+            let pgb = required(
+                get_prob(m, path, "p_gb")?,
+                path,
+                "p_gb",
+                "probability good -> bad per frame",
+            )?;
+            let pbg = required(
+                get_prob(m, path, "p_bg")?,
+                path,
+                "p_bg",
+                "probability bad -> good per frame",
+            )?;
             let good = law(m, path, "good_per", "good_ber")?;
             let bad = match law(m, path, "bad_per", "bad_ber")? {
                 Law::Per(p) if p == 0.0 && !m.contains_key("bad_per") => Law::Per(1.0),
@@ -607,7 +654,11 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
                 None | Some("good") => false,
                 Some("bad") => true,
                 Some(o) => {
-                    return Err(SimError::invalid(join(path, "start"), format!("{o:?}"), "\"good\" or \"bad\""))
+                    return Err(SimError::invalid(
+                        join(path, "start"),
+                        format!("{o:?}"),
+                        "\"good\" or \"bad\"",
+                    ))
                 }
             };
             Ok(ErrorModelConfig::GilbertElliott {
@@ -636,13 +687,22 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             let mut segments = Vec::new();
             if let Some(v) = m.get("segments") {
                 let arr = v.as_array().ok_or_else(|| {
-                    SimError::invalid(join(path, "segments"), v, "a list of {seq = N, tx = K} tables")
+                    SimError::invalid(
+                        join(path, "segments"),
+                        v,
+                        "a list of {seq = N, tx = K} tables",
+                    )
                 })?;
                 for (i, x) in arr.iter().enumerate() {
                     let p = format!("{path}.segments[{i}]");
                     let t = table(x, &p)?;
                     keys_ok(t, &p, &["seq", "tx"])?;
-                    let seq = required(get_uint(t, &p, "seq", 0, u64::MAX / 2)?, &p, "seq", "the TCP sequence number (data starts at 1)")?;
+                    let seq = required(
+                        get_uint(t, &p, "seq", 0, u64::MAX / 2)?,
+                        &p,
+                        "seq",
+                        "the TCP sequence number (data starts at 1)",
+                    )?;
                     let tx = get_uint(t, &p, "tx", 1, 1000)?.unwrap_or(1) as u32;
                     segments.push((seq, tx));
                 }
@@ -662,7 +722,8 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
 const DIR_KEYS: &[&str] = &["rate", "delay", "mtu", "framing", "queue", "error"];
 
 fn parse_queue(v: &Value, path: &str) -> SimResult<QueueLimit> {
-    const ALLOWED: &str = "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"";
+    const ALLOWED: &str =
+        "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"";
     match v {
         Value::Number(n) => match n.as_u64() {
             Some(k) if k >= 1 => Ok(QueueLimit::Packets(k)),
@@ -768,7 +829,11 @@ impl Scenario {
 
     pub fn from_value(v: Value) -> SimResult<Scenario> {
         let root = table(&v, "scenario")?;
-        keys_ok(root, "", &["run", "tcp", "nodes", "links", "apps", "output"])?;
+        keys_ok(
+            root,
+            "",
+            &["run", "tcp", "nodes", "links", "apps", "output"],
+        )?;
 
         // [run]
         let empty = Value::Object(Map::new());
@@ -781,7 +846,11 @@ impl Scenario {
             stop_time: get_dur(rm, "run", "stop_time")?.unwrap_or(Dur::from_secs(100_000)),
         };
         if run.stop_time.0 == 0 {
-            return Err(SimError::invalid("run.stop_time", "0s", "a positive duration"));
+            return Err(SimError::invalid(
+                "run.stop_time",
+                "0s",
+                "a positive duration",
+            ));
         }
 
         // [[nodes]]
@@ -799,20 +868,38 @@ impl Scenario {
             keys_ok(m, &p, &["name", "kind"])?;
             let name = required(get_str(m, &p, "name")?, &p, "name", "a unique node name")?;
             if nodes.iter().any(|x: &NodeCfg| x.name == name) {
-                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another node"));
+                return Err(SimError::invalid(
+                    join(&p, "name"),
+                    format!("{name:?}"),
+                    "a name not used by another node",
+                ));
             }
             let kind = match get_str(m, &p, "kind")?.as_deref() {
                 None | Some("host") => NodeKind::Host,
                 Some("router") => NodeKind::Router,
-                Some(o) => return Err(SimError::invalid(join(&p, "kind"), format!("{o:?}"), "\"host\" or \"router\"")),
+                Some(o) => {
+                    return Err(SimError::invalid(
+                        join(&p, "kind"),
+                        format!("{o:?}"),
+                        "\"host\" or \"router\"",
+                    ))
+                }
             };
             nodes.push(NodeCfg { name, kind });
         }
         if nodes.len() < 2 {
-            return Err(SimError::invalid("nodes", nodes.len(), "at least two nodes"));
+            return Err(SimError::invalid(
+                "nodes",
+                nodes.len(),
+                "at least two nodes",
+            ));
         }
         if nodes.len() > u16::MAX as usize {
-            return Err(SimError::invalid("nodes", nodes.len(), "at most 65535 nodes"));
+            return Err(SimError::invalid(
+                "nodes",
+                nodes.len(),
+                "at most 65535 nodes",
+            ));
         }
         let node_idx = |p: &str, name: &str| -> SimResult<usize> {
             nodes.iter().position(|n| n.name == name).ok_or_else(|| {
@@ -821,7 +908,11 @@ impl Scenario {
                     format!("{name:?}"),
                     format!(
                         "the name of a node: {}",
-                        nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ")
+                        nodes
+                            .iter()
+                            .map(|n| n.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 )
             })
@@ -847,11 +938,19 @@ impl Scenario {
             let a = node_idx(&join(&p, "a"), &a_name)?;
             let b = node_idx(&join(&p, "b"), &b_name)?;
             if a == b {
-                return Err(SimError::invalid(join(&p, "b"), format!("{b_name:?}"), "a node other than a"));
+                return Err(SimError::invalid(
+                    join(&p, "b"),
+                    format!("{b_name:?}"),
+                    "a node other than a",
+                ));
             }
             let name = get_str(m, &p, "name")?.unwrap_or_else(|| format!("{a_name}-{b_name}"));
             if links.iter().any(|x: &LinkCfg| x.name == name) {
-                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another link"));
+                return Err(SimError::invalid(
+                    join(&p, "name"),
+                    format!("{name:?}"),
+                    "a name not used by another link",
+                ));
             }
             let mut base = DirCfg {
                 rate_bps: 0,
@@ -898,26 +997,66 @@ impl Scenario {
         for (i, a) in aarr.iter().enumerate() {
             let p = format!("apps[{i}]");
             let m = table(a, &p)?;
-            keys_ok(m, &p, &["name", "kind", "client", "server", "size", "request_size", "start", "tcp"])?;
+            keys_ok(
+                m,
+                &p,
+                &[
+                    "name",
+                    "kind",
+                    "client",
+                    "server",
+                    "size",
+                    "request_size",
+                    "start",
+                    "tcp",
+                ],
+            )?;
             let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", "\"ftp\" or \"bulk\"")?;
-            let cname = required(get_str(m, &p, "client")?, &p, "client", "the node that opens the connection")?;
-            let sname = required(get_str(m, &p, "server")?, &p, "server", "the node that accepts it")?;
+            let cname = required(
+                get_str(m, &p, "client")?,
+                &p,
+                "client",
+                "the node that opens the connection",
+            )?;
+            let sname = required(
+                get_str(m, &p, "server")?,
+                &p,
+                "server",
+                "the node that accepts it",
+            )?;
             let client = node_idx(&join(&p, "client"), &cname)?;
             let server = node_idx(&join(&p, "server"), &sname)?;
             for (key, idx) in [("client", client), ("server", server)] {
                 if nodes[idx].kind != NodeKind::Host {
-                    return Err(SimError::invalid(join(&p, key), format!("{:?}", nodes[idx].name), "a node of kind \"host\""));
+                    return Err(SimError::invalid(
+                        join(&p, key),
+                        format!("{:?}", nodes[idx].name),
+                        "a node of kind \"host\"",
+                    ));
                 }
             }
             if client == server {
-                return Err(SimError::invalid(join(&p, "server"), format!("{sname:?}"), "a host other than the client"));
+                return Err(SimError::invalid(
+                    join(&p, "server"),
+                    format!("{sname:?}"),
+                    "a host other than the client",
+                ));
             }
             let kind = match kind_s.as_str() {
                 "ftp" => {
-                    let size = required(get_size(m, &p, "size")?, &p, "size", "the file size, e.g. \"10MB\"")?;
+                    let size = required(
+                        get_size(m, &p, "size")?,
+                        &p,
+                        "size",
+                        "the file size, e.g. \"10MB\"",
+                    )?;
                     let request_size = get_size(m, &p, "request_size")?.unwrap_or(64);
                     if request_size == 0 {
-                        return Err(SimError::invalid(join(&p, "request_size"), 0, "at least 1 byte"));
+                        return Err(SimError::invalid(
+                            join(&p, "request_size"),
+                            0,
+                            "at least 1 byte",
+                        ));
                     }
                     AppKind::Ftp { size, request_size }
                 }
@@ -928,20 +1067,36 @@ impl Scenario {
                             allowed: "name, kind, client, server, size, start, tcp".into(),
                         });
                     }
-                    AppKind::Bulk { size: get_size(m, &p, "size")? }
+                    AppKind::Bulk {
+                        size: get_size(m, &p, "size")?,
+                    }
                 }
-                other => return Err(SimError::invalid(join(&p, "kind"), format!("{other:?}"), "\"ftp\" or \"bulk\"")),
+                other => {
+                    return Err(SimError::invalid(
+                        join(&p, "kind"),
+                        format!("{other:?}"),
+                        "\"ftp\" or \"bulk\"",
+                    ))
+                }
             };
             let over = m.get("tcp");
             if let Some(o) = over {
                 table(o, &join(&p, "tcp"))?;
             }
             let merged = merged_tcp(tcp_base, over);
-            let tpath = if over.is_some() { join(&p, "tcp") } else { "tcp".into() };
+            let tpath = if over.is_some() {
+                join(&p, "tcp")
+            } else {
+                "tcp".into()
+            };
             let (profile, tcp) = tcp_config(&merged, &tpath)?;
             let name = get_str(m, &p, "name")?.unwrap_or_else(|| format!("app{i}"));
             if apps.iter().any(|x: &AppCfg| x.name == name) {
-                return Err(SimError::invalid(join(&p, "name"), format!("{name:?}"), "a name not used by another app"));
+                return Err(SimError::invalid(
+                    join(&p, "name"),
+                    format!("{name:?}"),
+                    "a name not used by another app",
+                ));
             }
             apps.push(AppCfg {
                 name,
@@ -960,7 +1115,11 @@ impl Scenario {
         // [output]
         let ov = root.get("output").unwrap_or(&empty);
         let om = table(ov, "output")?;
-        keys_ok(om, "output", &["trace", "trace_interval", "events", "packets"])?;
+        keys_ok(
+            om,
+            "output",
+            &["trace", "trace_interval", "events", "packets"],
+        )?;
         let output = OutputCfg {
             trace: get_bool(om, "output", "trace")?.unwrap_or(false),
             trace_interval: get_dur(om, "output", "trace_interval")?,
@@ -968,7 +1127,11 @@ impl Scenario {
             packets: get_bool(om, "output", "packets")?.unwrap_or(false),
         };
         if output.trace_interval == Some(Dur::ZERO) {
-            return Err(SimError::invalid("output.trace_interval", "0s", "a positive duration, or leave it out to sample on change"));
+            return Err(SimError::invalid(
+                "output.trace_interval",
+                "0s",
+                "a positive duration, or leave it out to sample on change",
+            ));
         }
 
         let mut sc = Scenario {
@@ -1009,7 +1172,9 @@ size = "1MB"
 "#;
 
     fn err(extra: &str) -> String {
-        Scenario::from_toml_str(&format!("{BASE}{extra}")).unwrap_err().to_string()
+        Scenario::from_toml_str(&format!("{BASE}{extra}"))
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -1036,17 +1201,28 @@ size = "1MB"
 
     #[test]
     fn errors_name_field_value_and_allowed() {
-        let e = Scenario::from_toml_str(&BASE.replace("10Mbps", "-10Mbps")).unwrap_err().to_string();
-        assert!(e.contains("links[0].rate") && e.contains("-10Mbps") && e.contains("bit rate"), "{e}");
+        let e = Scenario::from_toml_str(&BASE.replace("10Mbps", "-10Mbps"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("links[0].rate") && e.contains("-10Mbps") && e.contains("bit rate"),
+            "{e}"
+        );
         let e = err("[links.ab]\nerror = { model = \"ber\", ber = 2.0 }\n");
         // [links.ab] after [[apps]] attaches to... TOML puts it on the last links entry.
         assert!(e.contains("ber") && e.contains("between 0 and 1"), "{e}");
         let e = err("[tcp]\nmsss = 1460\n");
-        assert!(e.contains("tcp.msss") && e.contains("unknown field") && e.contains("mss"), "{e}");
+        assert!(
+            e.contains("tcp.msss") && e.contains("unknown field") && e.contains("mss"),
+            "{e}"
+        );
         let e = Scenario::from_toml_str("[run\nseed=1").unwrap_err();
         assert_eq!(e.kind(), "parse");
         let e = err("[tcp]\ncongestion_control = \"warp\"\n");
-        assert!(e.contains("tcp.congestion_control") && e.contains("\"warp\"") && e.contains("reno"), "{e}");
+        assert!(
+            e.contains("tcp.congestion_control") && e.contains("\"warp\"") && e.contains("reno"),
+            "{e}"
+        );
     }
 
     #[test]

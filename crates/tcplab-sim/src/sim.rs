@@ -54,7 +54,8 @@ impl<'s> Sim<'s> {
         let seed = sc.run.seed;
         let mut dirs = Vec::with_capacity(sc.links.len() * 2);
         for l in &sc.links {
-            for (k, (from, to, tag)) in [(l.a, l.b, "ab"), (l.b, l.a, "ba")].into_iter().enumerate() {
+            for (k, (from, to, tag)) in [(l.a, l.b, "ab"), (l.b, l.a, "ba")].into_iter().enumerate()
+            {
                 let d = &l.dirs[k];
                 let id = format!("link:{}:{}", l.name, tag);
                 dirs.push(LinkDir::new(
@@ -104,7 +105,9 @@ impl<'s> Sim<'s> {
         let mut conns = Vec::new();
         let mut apps = Vec::new();
         for (i, a) in sc.apps.iter().enumerate() {
-            if nodes[a.client].route[a.server] == NO_ROUTE || nodes[a.server].route[a.client] == NO_ROUTE {
+            if nodes[a.client].route[a.server] == NO_ROUTE
+                || nodes[a.server].route[a.client] == NO_ROUTE
+            {
                 return Err(SimError::Topology(format!(
                     "apps[{i}] ({}): no path between {} and {} (links join hosts only through routers)",
                     a.name, sc.nodes[a.client].name, sc.nodes[a.server].name
@@ -128,11 +131,21 @@ impl<'s> Sim<'s> {
             }
             let conn = conns.len() as u32;
             let mk = |end: u8, node: usize, peer: usize| -> SimResult<Endpoint> {
-                let c = cc::by_name(&a.tcp.congestion_control)
-                    .ok_or_else(|| SimError::Internal(format!("unknown cc {}", a.tcp.congestion_control)))?;
-                let r = recovery::by_name(&a.tcp.loss_recovery)
-                    .ok_or_else(|| SimError::Internal(format!("unknown recovery {}", a.tcp.loss_recovery)))?;
-                Ok(Endpoint::new(conn, end, node as u16, peer as u16, a.tcp.clone(), c, r))
+                let c = cc::by_name(&a.tcp.congestion_control).ok_or_else(|| {
+                    SimError::Internal(format!("unknown cc {}", a.tcp.congestion_control))
+                })?;
+                let r = recovery::by_name(&a.tcp.loss_recovery).ok_or_else(|| {
+                    SimError::Internal(format!("unknown recovery {}", a.tcp.loss_recovery))
+                })?;
+                Ok(Endpoint::new(
+                    conn,
+                    end,
+                    node as u16,
+                    peer as u16,
+                    a.tcp.clone(),
+                    c,
+                    r,
+                ))
             };
             let mut server = mk(1, a.server, a.client)?;
             server.listen();
@@ -172,7 +185,8 @@ impl<'s> Sim<'s> {
     /// Run to completion (the event queue drains) or to the stop time.
     pub fn run(mut self) -> SimResult<SimOutput> {
         for (i, a) in self.sc.apps.iter().enumerate() {
-            self.q.schedule(SimTime::ZERO + a.start, Event::AppStart { app: i as u32 });
+            self.q
+                .schedule(SimTime::ZERO + a.start, Event::AppStart { app: i as u32 });
         }
         if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
             self.q.schedule(SimTime::ZERO + iv, Event::Sample);
@@ -211,7 +225,14 @@ impl<'s> Sim<'s> {
         if f.corrupted {
             let now = self.now();
             if let Some(ev) = self.events.as_mut() {
-                ev.push(now, f.pkt.conn, 1 - f.pkt.to_end, "drop_error", f.pkt.seq, self.dirs[dir].name.clone());
+                ev.push(
+                    now,
+                    f.pkt.conn,
+                    1 - f.pkt.to_end,
+                    "drop_error",
+                    f.pkt.seq,
+                    self.dirs[dir].name.clone(),
+                );
             }
             if let Some(pl) = self.packets.as_mut() {
                 pl.push(now, "drop_error", &self.dirs[dir].name, &f.pkt);
@@ -250,13 +271,23 @@ impl<'s> Sim<'s> {
         match self.dirs[dir as usize].offer(now, p) {
             Offer::QueueDrop => {
                 if let Some(ev) = self.events.as_mut() {
-                    ev.push(now, p.conn, 1 - p.to_end, "drop_queue", p.seq, self.dirs[dir as usize].name.clone());
+                    ev.push(
+                        now,
+                        p.conn,
+                        1 - p.to_end,
+                        "drop_queue",
+                        p.seq,
+                        self.dirs[dir as usize].name.clone(),
+                    );
                 }
                 if let Some(pl) = self.packets.as_mut() {
                     pl.push(now, "drop_queue", &self.dirs[dir as usize].name, &p);
                 }
             }
-            Offer::Accepted { arrival, head_changed } => {
+            Offer::Accepted {
+                arrival,
+                head_changed,
+            } => {
                 if head_changed {
                     self.q.schedule(arrival, Event::LinkDeliver { dir });
                 }
@@ -471,12 +502,15 @@ impl<'s> Sim<'s> {
             .collect();
         let dir_json = |d: &LinkDir| -> Value {
             let s = &d.stats;
-            let waited = s.frames_sent - (s.frames_offered - s.frames_dropped_queue - s.frames_sent);
+            let waited =
+                s.frames_sent - (s.frames_offered - s.frames_dropped_queue - s.frames_sent);
             json!({
                 "frames_offered": s.frames_offered,
                 "frames_sent": s.frames_sent,
                 "frames_dropped_error": s.frames_dropped_error,
                 "frames_dropped_queue": s.frames_dropped_queue,
+                "data_frames_dropped_error": s.data_frames_dropped_error,
+                "data_frames_dropped_queue": s.data_frames_dropped_queue,
                 "bytes_on_wire": s.bytes_on_wire,
                 "utilisation": s.busy_ns as f64 / (sim_s * 1e9),
                 "mean_queue_delay_s": if waited > 0 { s.queue_delay_ns_sum as f64 / waited as f64 / 1e9 } else { 0.0 },
@@ -515,7 +549,9 @@ impl<'s> Sim<'s> {
                 let recv = &self.conns[rt.conn as usize][1 - rt.sender as usize];
                 let goodput = match (rt.started, resp) {
                     (_, Some(r)) => bytes.map(|b| b as f64 / r),
-                    (Some(s), None) => Some(recv.delivered as f64 / end.since(s).as_secs_f64().max(1e-12)),
+                    (Some(s), None) => {
+                        Some(recv.delivered as f64 / end.since(s).as_secs_f64().max(1e-12))
+                    }
                     _ => None,
                 };
                 json!({

@@ -15,7 +15,8 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
                 || c == '.'
                 || c == '_'
                 || ((c == 'e' || c == 'E')
-                    && s[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                    && s[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
                 || ((c == '-' || c == '+') && (i == 0 || matches!(&s[i - 1..i], "e" | "E"))))
         })
         .map(|(i, _)| i)
@@ -31,7 +32,8 @@ fn bad(field: &str, value: &str, allowed: &str) -> SimError {
 
 /// A bit rate in bits per second. Accepts "10Mbps", "1.5 Mb/s", "100kbps", "1Gbps", "800bps".
 pub fn parse_rate(field: &str, s: &str) -> SimResult<u64> {
-    const ALLOWED: &str = "a positive bit rate such as \"10Mbps\", \"1.5Mbps\", \"100kbps\", \"1Gbps\"";
+    const ALLOWED: &str =
+        "a positive bit rate such as \"10Mbps\", \"1.5Mbps\", \"100kbps\", \"1Gbps\"";
     let (v, unit) = split_number(s).ok_or_else(|| bad(field, s, ALLOWED))?;
     let mult = match unit {
         "bps" | "b/s" | "bit/s" => 1.0,
@@ -44,7 +46,7 @@ pub fn parse_rate(field: &str, s: &str) -> SimResult<u64> {
         _ => return Err(bad(field, s, ALLOWED)),
     };
     let bps = v * mult;
-    if !(bps.is_finite() && bps >= 1.0 && bps <= 1e13) {
+    if !((1.0..=1e13).contains(&bps)) {
         return Err(bad(field, s, ALLOWED));
     }
     Ok(bps.round() as u64)
@@ -53,7 +55,8 @@ pub fn parse_rate(field: &str, s: &str) -> SimResult<u64> {
 /// A duration. Accepts "20ms", "1.5s", "250us", "100ns", "2min". A bare number is refused: the
 /// unit must be explicit.
 pub fn parse_duration(field: &str, s: &str) -> SimResult<Dur> {
-    const ALLOWED: &str = "a non-negative duration with a unit, such as \"20ms\", \"1.5s\", \"250us\"";
+    const ALLOWED: &str =
+        "a non-negative duration with a unit, such as \"20ms\", \"1.5s\", \"250us\"";
     let (v, unit) = split_number(s).ok_or_else(|| bad(field, s, ALLOWED))?;
     let mult = match unit {
         "ns" => 1e-9,
@@ -65,7 +68,7 @@ pub fn parse_duration(field: &str, s: &str) -> SimResult<Dur> {
         _ => return Err(bad(field, s, ALLOWED)),
     };
     let secs = v * mult;
-    if !(secs.is_finite() && secs >= 0.0 && secs < 1e9) {
+    if !((0.0..1e9).contains(&secs)) {
         return Err(bad(field, s, ALLOWED));
     }
     Ok(Dur::from_secs_f64(secs))
@@ -87,7 +90,7 @@ pub fn parse_size(field: &str, s: &str) -> SimResult<u64> {
         _ => return Err(bad(field, s, ALLOWED)),
     };
     let b = v * mult;
-    if !(b.is_finite() && b >= 0.0 && b <= 1e15) || b.fract() != 0.0 {
+    if !((0.0..=1e15).contains(&b)) || b.fract() != 0.0 {
         return Err(bad(field, s, ALLOWED));
     }
     Ok(b as u64)

@@ -585,7 +585,11 @@ impl Endpoint {
         self.sb.mark_all_lost();
         let rto = self.rto.rto();
         ctx.log(self.conn, self.end, "rto", self.snd_una, || {
-            format!("backoff {} next rto {:.3}s", self.rto.backoff(), rto.as_secs_f64())
+            format!(
+                "backoff {} next rto {:.3}s",
+                self.rto.backoff(),
+                rto.as_secs_f64()
+            )
         });
         // Retransmit the first segment whatever cwnd says (RFC 5681 section 3.1).
         self.retransmit_next(ctx);
@@ -850,8 +854,7 @@ impl Endpoint {
                 // adds back one MSS; the plug-in decides what to retransmit.
                 let v = self.view();
                 let credit = self.rec.on_partial_ack(&v, &mut self.sb);
-                self.recovery_credits =
-                    self.recovery_credits.saturating_sub(data_acked) + credit;
+                self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
                 let v = self.view();
                 self.rec.on_ack_in_recovery(&v, &mut self.sb);
             }

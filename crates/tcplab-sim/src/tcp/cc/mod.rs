@@ -141,7 +141,7 @@ pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
 /// A constructor for each congestion control name.
 pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
     Some(match name {
-        "reno" => Box::new(reno::Reno::default()),
+        "reno" => Box::new(reno::Reno),
         _ => return None,
     })
 }

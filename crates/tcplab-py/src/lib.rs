@@ -1,0 +1,402 @@
+//! `tcplab._core`: the thin Python binding of the simulator core (`tcplab-sim`).
+//!
+//! Everything crosses the boundary as plain data:
+//! - scenarios go in as JSON text (the Python side owns TOML reading and dotted overrides);
+//! - a summary comes out as JSON text (the Python side calls `json.loads`);
+//! - tables come out as `{table: {column: (dtype, payload)}}`, where a numeric column is
+//!   `("<f8" | "<u8" | "<i8", bytes)` — little-endian raw values, ready for `numpy.frombuffer`
+//!   without one Python object per element — and a text column is `("str", list[str])`.
+//!
+//! Errors: each `SimError` variant maps to its own exception class (one exhaustive `match`, no
+//! catch-all). The classes live in `tcplab.errors`:
+//!
+//! ```text
+//! TcplabError(Exception)
+//! ├── ScenarioError(TcplabError, ValueError)
+//! │   ├── ParseError          (SimError::Parse)
+//! │   ├── InvalidValueError   (SimError::InvalidValue)
+//! │   ├── UnknownFieldError   (SimError::UnknownField)
+//! │   ├── MissingFieldError   (SimError::MissingField)
+//! │   └── TopologyError       (SimError::Topology)
+//! └── InternalError(TcplabError)   (SimError::Internal, and any Rust panic)
+//! ```
+//!
+//! `create_exception!` allows a single base class only, and `ScenarioError` needs two
+//! (`TcplabError` and `ValueError`), so the classes are made once per interpreter by calling
+//! `type(name, bases, namespace)` and kept in a `GILOnceCell`. Every instance has the attributes
+//! `kind`, `field`, `value`, `allowed` (`None` where a variant has no such part) and `format`
+//! (`ParseError` only; `None` elsewhere).
+//!
+//! Every entry point runs under `catch_unwind`, so a panic in the core surfaces as `InternalError`
+//! (never a `PanicException` or an abort). Simulation runs release the GIL.
+
+// pyo3 0.22's #[pyfunction] expansion converts PyErr into PyErr, which newer clippy flags.
+#![allow(clippy::useless_conversion)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use rayon::prelude::*;
+use tcplab_sim::error::SimError;
+use tcplab_sim::output::{Column, SimOutput, Table};
+use tcplab_sim::scenario::Scenario;
+
+// ------------------------------------------------------------------------------------------------
+// Exceptions
+
+/// The exception classes, created once per interpreter.
+struct Exceptions {
+    tcplab: Py<PyType>,
+    scenario: Py<PyType>,
+    parse: Py<PyType>,
+    invalid_value: Py<PyType>,
+    unknown_field: Py<PyType>,
+    missing_field: Py<PyType>,
+    topology: Py<PyType>,
+    internal: Py<PyType>,
+}
+
+static EXCEPTIONS: GILOnceCell<Exceptions> = GILOnceCell::new();
+
+/// `type(name, bases, {"__module__": "tcplab.errors", "__doc__": doc, **defaults})`.
+fn new_class(
+    py: Python<'_>,
+    name: &str,
+    doc: &str,
+    bases: &[&Py<PyType>],
+    defaults: &[&str],
+) -> PyResult<Py<PyType>> {
+    let ns = PyDict::new_bound(py);
+    ns.set_item("__module__", "tcplab.errors")?;
+    ns.set_item("__doc__", doc)?;
+    for attr in defaults {
+        ns.set_item(*attr, py.None())?;
+    }
+    let bases = PyTuple::new_bound(py, bases.iter().map(|b| b.clone_ref(py)));
+    let class = py.get_type_bound::<PyType>().call1((name, bases, ns))?;
+    Ok(class.downcast_into::<PyType>()?.unbind())
+}
+
+fn exceptions(py: Python<'_>) -> PyResult<&Exceptions> {
+    EXCEPTIONS.get_or_try_init(py, || {
+        let exception: Py<PyType> = py
+            .get_type_bound::<pyo3::exceptions::PyException>()
+            .unbind();
+        let value_error: Py<PyType> = py.get_type_bound::<PyValueError>().unbind();
+        let attrs = ["kind", "field", "value", "allowed", "format"];
+        let tcplab = new_class(
+            py,
+            "TcplabError",
+            "Base class of every error raised by tcplab.",
+            &[&exception],
+            &attrs,
+        )?;
+        let scenario = new_class(
+            py,
+            "ScenarioError",
+            "The scenario is wrong; the message names the field, the value and what is allowed.\n\
+             Also a ValueError.",
+            &[&tcplab, &value_error],
+            &[],
+        )?;
+        let sub = |name: &str, doc: &str| new_class(py, name, doc, &[&scenario], &[]);
+        Ok(Exceptions {
+            parse: sub("ParseError", "The scenario text is not valid TOML or JSON.")?,
+            invalid_value: sub(
+                "InvalidValueError",
+                "A field has a value outside what is allowed (see .field, .value, .allowed).",
+            )?,
+            unknown_field: sub(
+                "UnknownFieldError",
+                "A field the scenario format does not know (see .field, .allowed).",
+            )?,
+            missing_field: sub(
+                "MissingFieldError",
+                "A required field is absent (see .field, .allowed).",
+            )?,
+            topology: sub(
+                "TopologyError",
+                "The topology does not connect what it must (unknown node, no route, ...).",
+            )?,
+            internal: new_class(
+                py,
+                "InternalError",
+                "A bug in tcplab (a broken invariant or a panic in the core); please report it.",
+                &[&tcplab],
+                &[],
+            )?,
+            tcplab,
+            scenario,
+        })
+    })
+}
+
+/// The exception for `err`; the one place where `SimError` meets Python. If making the exception
+/// itself fails (e.g. MemoryError), that error is raised instead.
+fn sim_error_to_py(py: Python<'_>, err: &SimError) -> PyErr {
+    build_exception(py, err).unwrap_or_else(|e| e)
+}
+
+fn build_exception(py: Python<'_>, err: &SimError) -> PyResult<PyErr> {
+    let exc = exceptions(py)?;
+    let none = || py.None();
+    let s = |v: &str| PyString::new_bound(py, v).into_any().unbind();
+    // (class, field, value, allowed, format)
+    let (class, field, value, allowed, format) = match err {
+        SimError::Parse { format, .. } => (&exc.parse, none(), none(), none(), s(format)),
+        SimError::InvalidValue {
+            field,
+            value,
+            allowed,
+        } => (&exc.invalid_value, s(field), s(value), s(allowed), none()),
+        SimError::UnknownField { field, allowed } => {
+            (&exc.unknown_field, s(field), none(), s(allowed), none())
+        }
+        SimError::MissingField { field, allowed } => {
+            (&exc.missing_field, s(field), none(), s(allowed), none())
+        }
+        SimError::Topology(_) => (&exc.topology, none(), none(), none(), none()),
+        SimError::Internal(_) => (&exc.internal, none(), none(), none(), none()),
+    };
+    let instance = class.bind(py).call1((err.to_string(),))?;
+    instance.setattr("kind", err.kind())?;
+    instance.setattr("field", field)?;
+    instance.setattr("value", value)?;
+    instance.setattr("allowed", allowed)?;
+    instance.setattr("format", format)?;
+    Ok(PyErr::from_value_bound(instance))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Panics
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}
+
+/// Run `f`, turning a panic into `SimError::Internal`.
+fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> Result<T, SimError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        Err(SimError::Internal(format!(
+            "panic in the simulator core: {}",
+            panic_message(payload.as_ref())
+        )))
+    })
+}
+
+/// Run a Python-facing body, turning a panic (in our own conversion code) into `InternalError`.
+fn guarded_py<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        Err(sim_error_to_py(
+            py,
+            &SimError::Internal(format!(
+                "panic in the Python binding: {}",
+                panic_message(payload.as_ref())
+            )),
+        ))
+    })
+}
+
+// ------------------------------------------------------------------------------------------------
+// Output conversion
+
+/// Little-endian raw bytes of a numeric column, written straight into a new `bytes` object.
+fn le_bytes<'py, const N: usize, T: Copy>(
+    py: Python<'py>,
+    values: &[T],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_bound_with(py, values.len() * N, |buf| {
+        for (chunk, v) in buf.chunks_exact_mut(N).zip(values) {
+            chunk.copy_from_slice(&to_le(*v));
+        }
+        Ok(())
+    })
+}
+
+fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyTuple>> {
+    let (dtype, payload): (&str, Bound<'py, PyAny>) = match column {
+        Column::F64(v) => ("<f8", le_bytes(py, v, f64::to_le_bytes)?.into_any()),
+        Column::U64(v) => ("<u8", le_bytes(py, v, u64::to_le_bytes)?.into_any()),
+        Column::I64(v) => ("<i8", le_bytes(py, v, i64::to_le_bytes)?.into_any()),
+        Column::Str(v) => ("str", PyList::new_bound(py, v).into_any()),
+    };
+    Ok(PyTuple::new_bound(
+        py,
+        [PyString::new_bound(py, dtype).into_any(), payload],
+    ))
+}
+
+fn tables_to_py<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new_bound(py);
+    for table in tables {
+        let columns = PyDict::new_bound(py);
+        for (name, column) in &table.columns {
+            columns.set_item(name, column_to_py(py, column)?)?;
+        }
+        out.set_item(&table.name, columns)?;
+    }
+    Ok(out)
+}
+
+/// `(summary_json, tables)`.
+fn output_to_py<'py>(py: Python<'py>, output: &SimOutput) -> PyResult<Bound<'py, PyTuple>> {
+    let summary = serde_json::to_string(&output.summary).map_err(|e| {
+        sim_error_to_py(py, &SimError::Internal(format!("summary is not JSON: {e}")))
+    })?;
+    let tables = tables_to_py(py, &output.tables)?;
+    Ok(PyTuple::new_bound(
+        py,
+        [
+            PyString::new_bound(py, &summary).into_any(),
+            tables.into_any(),
+        ],
+    ))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Entry points
+
+fn run_one(scenario_json: &str) -> Result<SimOutput, SimError> {
+    guarded(|| {
+        let scenario = Scenario::from_json_str(scenario_json)?;
+        tcplab_sim::run(&scenario)
+    })
+}
+
+/// The scenario as the core normalised it, with `run.seed` always present (the core's default
+/// seed when the scenario gives none), so the Python side never guesses a default.
+fn normalised(mut scenario: Scenario) -> String {
+    let seed = scenario.seed();
+    scenario.set_seed(seed);
+    scenario.to_json()
+}
+
+/// Validate a scenario (JSON text, the same structure as the TOML file) and return it normalised
+/// (as `Scenario::to_json` gives it, with `run.seed` set) as JSON text. Raises a `ScenarioError` subclass naming the field.
+#[pyfunction]
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    guarded_py(py, || {
+        let owned = scenario_json.to_owned();
+        py.allow_threads(|| guarded(|| Ok(normalised(Scenario::from_json_str(&owned)?))))
+            .map_err(|e| sim_error_to_py(py, &e))
+    })
+}
+
+/// Validate a scenario given as TOML text and return it normalised as JSON text.
+#[pyfunction]
+fn validate_toml(py: Python<'_>, scenario_toml: &str) -> PyResult<String> {
+    guarded_py(py, || {
+        let owned = scenario_toml.to_owned();
+        py.allow_threads(|| guarded(|| Ok(normalised(Scenario::from_toml_str(&owned)?))))
+            .map_err(|e| sim_error_to_py(py, &e))
+    })
+}
+
+/// Run one scenario (JSON text) with the GIL released. Returns `(summary_json, tables)`.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple>> {
+    guarded_py(py, || {
+        let owned = scenario_json.to_owned();
+        let output = py
+            .allow_threads(|| run_one(&owned))
+            .map_err(|e| sim_error_to_py(py, &e))?;
+        output_to_py(py, &output)
+    })
+}
+
+/// Run many scenarios in parallel on `threads` worker threads (default: one per CPU), with the
+/// GIL released. Returns a list in input order; each item is either `(summary_json, tables)` or,
+/// for a scenario that failed, the exception instance (a `TcplabError` subclass, not raised). One
+/// failing scenario never stops the others.
+#[pyfunction]
+#[pyo3(signature = (scenario_jsons, threads=None))]
+fn run_many<'py>(
+    py: Python<'py>,
+    scenario_jsons: Vec<String>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    guarded_py(py, || {
+        let pool = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("tcplab-run-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        sim_error_to_py(py, &SimError::Internal(format!("thread pool: {e}")))
+                    })?,
+            ),
+            None => None,
+        };
+        let outputs: Vec<Result<SimOutput, SimError>> = py.allow_threads(|| {
+            let work = || scenario_jsons.par_iter().map(|s| run_one(s)).collect();
+            match &pool {
+                Some(pool) => pool.install(work),
+                None => work(),
+            }
+        });
+        let items = PyList::empty_bound(py);
+        for output in outputs {
+            match output {
+                Ok(out) => items.append(output_to_py(py, &out)?)?,
+                Err(e) => items.append(sim_error_to_py(py, &e).into_value(py))?,
+            }
+        }
+        Ok(items)
+    })
+}
+
+/// Test hook: panic inside the core-call guard (on a rayon worker when `in_pool`), to check
+/// that a panic surfaces as `InternalError`. Not part of the API.
+#[pyfunction]
+#[pyo3(signature = (in_pool=false))]
+fn _panic_for_test(py: Python<'_>, in_pool: bool) -> PyResult<()> {
+    guarded_py(py, || {
+        let outcome: Result<(), SimError> = py.allow_threads(|| {
+            let boom = || guarded(|| panic!("deliberate panic for a test"));
+            if in_pool {
+                rayon::join(boom, || ()).0
+            } else {
+                boom()
+            }
+        });
+        outcome.map_err(|e| sim_error_to_py(py, &e))
+    })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let exc = exceptions(py)?;
+    for class in [
+        &exc.tcplab,
+        &exc.scenario,
+        &exc.parse,
+        &exc.invalid_value,
+        &exc.unknown_field,
+        &exc.missing_field,
+        &exc.topology,
+        &exc.internal,
+    ] {
+        let class = class.bind(py);
+        m.add(class.name()?, class)?;
+    }
+    m.add("__version__", tcplab_sim::VERSION)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,29 @@
+"""tcplab: a laboratory for TCP over noisy, high bit-error-rate links.
+
+>>> import tcplab
+>>> sc = tcplab.Scenario.from_toml("examples/sarkar2022.toml")      # doctest: +SKIP
+>>> res = tcplab.run(sc, seed=2)                                   # doctest: +SKIP
+>>> res.summary["apps"][0]["response_time_s"]                      # doctest: +SKIP
+
+``tcplab.models`` (analytic models) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from tcplab import errors
+from tcplab._core import __version__
+from tcplab.api import Result, Scenario, run, run_many
+
+if TYPE_CHECKING:
+    from tcplab import models
+
+__all__ = ["Scenario", "Result", "run", "run_many", "errors", "models", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "models":
+        return importlib.import_module("tcplab.models")
+    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")

@@ -1,0 +1,464 @@
+"""The Python API: `Scenario`, `run`, `run_many` and `Result`.
+
+A `Scenario` is the TOML scenario file as a Python object. It is validated by the simulator core
+when it is made, so a wrong field fails at once with the core's message (which names the field,
+the value and what is allowed). `run` simulates one scenario; `run_many` simulates many in
+parallel inside Rust, with the GIL released. Both return `Result` objects.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import io
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal, overload
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from tcplab import _core
+from tcplab import errors as _errors
+
+__all__ = ["Scenario", "Result", "run", "run_many", "ScenarioLike"]
+
+# Top-level shortcuts accepted by `Scenario.with_overrides`.
+_ALIASES = {"seed": "run.seed", "stop_time": "run.stop_time"}
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, _dt.date | _dt.time):  # TOML dates/times: passed on as text
+        return obj.isoformat()
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"value {obj!r} of type {type(obj).__name__} cannot be used in a scenario")
+
+
+def _to_json(data: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(data, default=_json_default, allow_nan=False)
+    except ValueError as e:  # NaN or infinity
+        raise _errors._make(
+            _errors.InvalidValueError,
+            f"scenario: invalid value: {e}; numbers must be finite",
+            allowed="finite numbers",
+        ) from None
+
+
+class Scenario:
+    """A validated scenario.
+
+    Make one with `Scenario.from_toml(path_or_text)`, `Scenario.from_dict(d)` or
+    `Scenario(d)`. A scenario is immutable: `with_overrides` and `with_seed` return new ones.
+    """
+
+    __slots__ = ("_data", "_json", "_normalized", "source")
+
+    def __init__(self, data: Mapping[str, Any], *, source: str | None = None) -> None:
+        if isinstance(data, Scenario):
+            data = data._data
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a scenario is a mapping (dict), not {type(data).__name__}")
+        self._data: dict[str, Any] = copy.deepcopy(dict(data))
+        self._json = _to_json(self._data)
+        self._normalized: dict[str, Any] = json.loads(_core.validate(self._json))
+        #: The file the scenario was read from, if any.
+        self.source = source
+
+    # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Scenario:
+        """A scenario from a dict with the structure of the TOML file."""
+        return cls(data)
+
+    @classmethod
+    def from_toml(cls, path_or_text: str | os.PathLike[str]) -> Scenario:
+        """A scenario from a TOML file (a path) or from TOML text.
+
+        A `str` is taken as TOML text if it contains a newline, '=' or '[', else as a path.
+        """
+        source: str | None = None
+        if isinstance(path_or_text, os.PathLike) or not any(c in path_or_text for c in "\n=["):
+            source = os.fspath(path_or_text)
+            text = Path(source).read_text(encoding="utf-8")
+        else:
+            text = path_or_text
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            where = f" ({source})" if source else ""
+            raise _errors._make(
+                _errors.ParseError, f"scenario is not valid TOML{where}: {e}", format="TOML"
+            ) from None
+        return cls(data, source=source)
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def to_dict(self, *, normalized: bool = False) -> dict[str, Any]:
+        """The scenario as a dict: as given, or `normalized` as the core returns it after
+        validation (``run.seed`` always set; this is what a run uses and `Result.scenario`)."""
+        return copy.deepcopy(self._normalized if normalized else self._data)
+
+    def to_toml(self) -> str:
+        """The scenario (as given) as TOML text; `Scenario.from_toml` reads it back."""
+        return tomli_w.dumps(self._data)
+
+    def to_json(self, *, normalized: bool = False) -> str:
+        """The scenario as JSON text (`normalized` as in `to_dict`)."""
+        return json.dumps(self.to_dict(normalized=normalized), indent=2)
+
+    @property
+    def seed(self) -> int:
+        """The seed the scenario runs with (run.seed, or the core's default)."""
+        return int(self._normalized["run"]["seed"])
+
+    # -- derived scenarios ----------------------------------------------------------------------
+
+    def with_seed(self, seed: int) -> Scenario:
+        """The same scenario with another seed."""
+        return self.with_overrides({"run.seed": seed})
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """A new scenario with the fields named by dotted paths replaced.
+
+        Elements of lists (nodes, links, apps) are addressed by their ``name`` (or by index)::
+
+            sc.with_overrides({"tcp.mss": 536, "links.wan.ba.error.p": 0.01, "seed": 3})
+
+        Missing tables along a path are created. A path naming no list element raises
+        `UnknownFieldError`; a field the format does not know is refused by the core's
+        validation (again `UnknownFieldError`, naming the field).
+        """
+        data = copy.deepcopy(self._data)
+        for path, value in overrides.items():
+            _set_path(data, self._normalized, path, value)
+        try:
+            return Scenario(data, source=self.source)
+        except _errors.ScenarioError as e:
+            e.add_note(f"while applying overrides {', '.join(map(repr, overrides))}")
+            raise
+
+    # -- dunder ---------------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self._normalized == other._normalized
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        def names(section: str) -> list[str]:
+            return [str(x.get("name", "?")) for x in self._data.get(section, [])]
+
+        src = f", source={self.source!r}" if self.source else ""
+        return (
+            f"Scenario(nodes={names('nodes')}, links={names('links')}, apps={names('apps')}, "
+            f"seed={self.seed}{src})"
+        )
+
+
+def _unknown(path: str, message: str) -> _errors.TcplabError:
+    return _errors._make(_errors.UnknownFieldError, f"{path}: {message}", field=path)
+
+
+def _set_path(data: dict[str, Any], normalized: Any, path: str, value: Any) -> None:
+    """Set `data[path] = value` for a dotted path; `normalized` (the normalised scenario) is
+    walked alongside to tell list sections from tables where `data` lacks them."""
+    parts = _ALIASES.get(path, path).split(".")
+    if not path or any(p == "" for p in parts):
+        raise _unknown(path, "not a valid dotted path (such as 'tcp.mss' or 'links.wan.rate')")
+    node: Any = data
+    shadow: Any = normalized
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = ".".join(parts[:i]) or "the scenario"
+        if isinstance(node, list):
+            index = _element_index(node, part, path, where)
+            shadow = shadow[index] if isinstance(shadow, list) and index < len(shadow) else None
+            if last:
+                node[index] = value
+            else:
+                node = node[index]
+            continue
+        if not isinstance(node, dict):
+            raise _unknown(path, f"{where} is a value ({node!r}), not a table or a list")
+        shadow = shadow.get(part) if isinstance(shadow, dict) else None
+        if last:
+            node[part] = value
+        elif part not in node or node[part] is None:
+            if isinstance(shadow, list):
+                raise _unknown(path, f"{'.'.join(parts[: i + 1])} has no elements")
+            node[part] = {}
+            node = node[part]
+        else:
+            node = node[part]
+
+
+def _element_index(items: list[Any], key: str, path: str, where: str) -> int:
+    names = [x.get("name") if isinstance(x, dict) else None for x in items]
+    if key in names:
+        return names.index(key)
+    if key.isdigit() and int(key) < len(items):
+        return int(key)
+    known = ", ".join(repr(n) for n in names if n is not None) or "none"
+    raise _unknown(path, f"{where} has no element named {key!r} (names: {known})")
+
+
+# ----------------------------------------------------------------------------------------------
+# Results
+
+
+def _frame(columns: Mapping[str, tuple[str, Any]]) -> pd.DataFrame:
+    data: dict[str, Any] = {}
+    for name, (dtype, payload) in columns.items():
+        if dtype == "str":
+            data[name] = pd.Series(payload, dtype="str")
+        else:
+            data[name] = np.frombuffer(payload, dtype=np.dtype(dtype))
+    return pd.DataFrame(data)
+
+
+def _si(x: float, unit: str) -> str:
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= factor:
+            return f"{x / factor:.3f} {prefix}{unit}"
+    return f"{x:.3g} {unit}"
+
+
+def _first(d: Mapping[str, Any], *keys: str) -> Any:
+    for k in keys:
+        if k in d:
+            return d[k]
+    return None
+
+
+# Counters shown by `Result.table()`: (heading, candidate keys in the summary).
+_CONN_COUNTERS: list[tuple[str, tuple[str, ...]]] = [
+    ("segments", ("segments_sent", "segments")),
+    ("data segs", ("data_segments_sent", "data_segments")),
+    ("retrans", ("retransmissions", "retransmits")),
+    ("fast retx", ("fast_retransmits", "fast_retransmissions")),
+    ("RTOs", ("rto_expirations", "timeouts")),
+    ("dup ACKs", ("dupacks_received", "dup_acks_received")),
+]
+_LINK_COUNTERS: list[tuple[str, tuple[str, ...]]] = [
+    ("frames sent", ("frames_sent",)),
+    ("dropped (error)", ("frames_dropped_error",)),
+    ("dropped (queue)", ("frames_dropped_queue",)),
+    ("bytes on wire", ("bytes_on_wire",)),
+]
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+class Result:
+    """What one simulation run produced.
+
+    - `scenario`: the scenario as run (normalized, as a dict);
+    - `summary`: the nested summary (version, seed, per connection, link and application);
+    - `traces`: tables by name ("trace", "events", "packets" when enabled) as DataFrames.
+    """
+
+    __slots__ = ("scenario", "summary", "traces")
+
+    def __init__(
+        self,
+        scenario: dict[str, Any],
+        summary: dict[str, Any],
+        traces: dict[str, pd.DataFrame],
+    ) -> None:
+        self.scenario = scenario
+        self.summary = summary
+        self.traces = traces
+
+    @classmethod
+    def _from_core(cls, scenario: Scenario, summary_json: str, tables: Mapping[str, Any]) -> Result:
+        return cls(
+            scenario=scenario.to_dict(normalized=True),
+            summary=json.loads(summary_json),
+            traces={name: _frame(cols) for name, cols in tables.items()},
+        )
+
+    # -- files ----------------------------------------------------------------------------------
+
+    def to_dir(self, path: str | os.PathLike[str]) -> Path:
+        """Write summary.json, scenario.json and one <table>.parquet per trace table."""
+        out = Path(path)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
+        for name, df in self.traces.items():
+            df.to_parquet(out / f"{name}.parquet", index=False)
+        return out
+
+    @classmethod
+    def from_dir(cls, path: str | os.PathLike[str]) -> Result:
+        """Read back what `to_dir` wrote."""
+        src = Path(path)
+        summary = json.loads((src / "summary.json").read_text())
+        scenario_file = src / "scenario.json"
+        scenario = json.loads(scenario_file.read_text()) if scenario_file.exists() else {}
+        traces = {p.stem: pd.read_parquet(p) for p in sorted(src.glob("*.parquet"))}
+        return cls(scenario=scenario, summary=summary, traces=traces)
+
+    # -- display --------------------------------------------------------------------------------
+
+    def table(self) -> Any:
+        """A rich renderable summary: applications, connections, links."""
+        from rich.console import Group
+        from rich.table import Table
+
+        s = self.summary
+        head = Table.grid(padding=(0, 2))
+        head.add_row(
+            f"[bold]tcplab {s.get('tcplab_version', '?')}[/]",
+            f"seed {s.get('seed', '?')}",
+            f"simulated {_cell(s.get('sim_time_s'))} s",
+            f"{_cell(s.get('events'))} events",
+        )
+
+        apps = Table(title="Applications", title_justify="left")
+        for col in ("app", "kind", "completed", "bytes", "response time", "throughput"):
+            apps.add_column(col, justify="left" if col in ("app", "kind") else "right")
+        for a in s.get("apps", []):
+            rt, thr = a.get("response_time_s"), a.get("throughput_Bps")
+            apps.add_row(
+                str(a.get("name", "?")),
+                str(a.get("kind", "?")),
+                "yes" if a.get("completed") else "no",
+                _cell(a.get("bytes")),
+                "-" if rt is None else f"{rt:.4f} s",
+                "-" if thr is None else _si(8 * thr, "bit/s"),
+            )
+
+        conns = Table(title="Connections", title_justify="left")
+        conns.add_column("connection")
+        conns.add_column("end")
+        for heading, _ in _CONN_COUNTERS:
+            conns.add_column(heading, justify="right")
+        for c in s.get("connections", []):
+            for end in ("client", "server"):
+                counters = c.get(end) or {}
+                conns.add_row(
+                    str(c.get("name", "?")),
+                    end,
+                    *(_cell(_first(counters, *keys)) for _, keys in _CONN_COUNTERS),
+                )
+
+        links = Table(title="Links", title_justify="left")
+        links.add_column("link")
+        links.add_column("dir")
+        for heading, _ in _LINK_COUNTERS:
+            links.add_column(heading, justify="right")
+        for link in s.get("links", []):
+            for direction in ("ab", "ba"):
+                counters = link.get(direction) or {}
+                links.add_row(
+                    str(link.get("name", "?")),
+                    direction,
+                    *(_cell(_first(counters, *keys)) for _, keys in _LINK_COUNTERS),
+                )
+        return Group(head, apps, conns, links)
+
+    def __str__(self) -> str:
+        from rich.console import Console
+
+        buf = io.StringIO()
+        Console(file=buf, width=110, force_terminal=False, color_system=None).print(self.table())
+        return buf.getvalue()
+
+    def __repr__(self) -> str:
+        s = self.summary
+        apps = ", ".join(
+            f"{a.get('name')}: {_cell(a.get('response_time_s'))} s" for a in s.get("apps", [])
+        )
+        tables = ", ".join(f"{n} {len(df)}x{df.shape[1]}" for n, df in self.traces.items())
+        return (
+            f"Result(seed={s.get('seed')}, sim_time_s={_cell(s.get('sim_time_s'))}, "
+            f"apps=[{apps}], traces=[{tables}])"
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# Running
+
+ScenarioLike = Scenario | Mapping[str, Any] | str | os.PathLike[str]
+
+
+def _as_scenario(sc: ScenarioLike) -> Scenario:
+    if isinstance(sc, Scenario):
+        return sc
+    if isinstance(sc, Mapping):
+        return Scenario.from_dict(sc)
+    if isinstance(sc, str | os.PathLike):
+        return Scenario.from_toml(sc)
+    raise TypeError(f"expected a Scenario, a dict or a TOML path, not {type(sc).__name__}")
+
+
+def run(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
+    """Simulate one scenario (GIL released while it runs). `seed` overrides run.seed."""
+    sc = _as_scenario(scenario)
+    if seed is not None:
+        sc = sc.with_seed(seed)
+    summary_json, tables = _core.run(sc._json)
+    return Result._from_core(sc, summary_json, tables)
+
+
+@overload
+def run_many(
+    scenarios: Iterable[ScenarioLike],
+    *,
+    jobs: int | None = None,
+    errors: Literal["raise"] = "raise",
+) -> list[Result]: ...
+@overload
+def run_many(
+    scenarios: Iterable[ScenarioLike],
+    *,
+    jobs: int | None = None,
+    errors: Literal["return"],
+) -> list[Result | _errors.TcplabError]: ...
+def run_many(
+    scenarios: Iterable[ScenarioLike],
+    *,
+    jobs: int | None = None,
+    errors: Literal["raise", "return"] = "raise",
+) -> list[Any]:
+    """Simulate many scenarios in parallel in Rust on `jobs` threads (default: one per CPU),
+    with the GIL released. Results come back in input order.
+
+    Every scenario runs to its end even if another fails. With ``errors="raise"`` (default) the
+    first failure in input order is then raised (with a note saying which scenario); with
+    ``errors="return"`` its exception object takes its place in the returned list.
+    """
+    if errors not in ("raise", "return"):
+        raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    scs = [_as_scenario(s) for s in scenarios]
+    outputs = _core.run_many([s._json for s in scs], jobs)
+    results: list[Any] = []
+    for i, (sc, out) in enumerate(zip(scs, outputs, strict=True)):
+        if isinstance(out, BaseException):
+            if errors == "raise":
+                out.add_note(f"raised by scenario {i} of {len(scs)} given to run_many")
+                raise out
+            results.append(out)
+        else:
+            results.append(Result._from_core(sc, *out))
+    return results

@@ -1,0 +1,450 @@
+"""The Python API: validation errors, determinism, run_many, overrides, results on disk."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import tcplab
+from conftest import ROOT, assert_results_identical
+from tcplab import Result, Scenario, _core, errors
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _with(data: dict[str, Any], section: str, name: str, **fields: Any) -> dict[str, Any]:
+    """`data` with fields of the list element `section[name]` replaced."""
+    for item in data[section]:
+        if item["name"] == name:
+            item.update(fields)
+    return data
+
+
+def _leaves(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """Flatten nested dicts/lists into {"a.b.0.c": leaf}."""
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, list):
+        items = enumerate(obj)
+    else:
+        return {prefix: obj}
+    out: dict[str, Any] = {}
+    for k, v in items:
+        out.update(_leaves(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out
+
+
+def _changed(a: Any, b: Any) -> set[str]:
+    la, lb = _leaves(a), _leaves(b)
+    return {k for k in la.keys() | lb.keys() if la.get(k, ...) != lb.get(k, ...)}
+
+
+@pytest.fixture
+def tiny(tiny_toml: str) -> Scenario:
+    return Scenario.from_toml(tiny_toml)
+
+
+# -- bad input -----------------------------------------------------------------------------------
+
+
+def test_exception_tree() -> None:
+    assert issubclass(errors.ScenarioError, errors.TcplabError)
+    assert issubclass(errors.ScenarioError, ValueError)
+    for cls in (
+        errors.ParseError,
+        errors.InvalidValueError,
+        errors.UnknownFieldError,
+        errors.MissingFieldError,
+        errors.TopologyError,
+    ):
+        assert issubclass(cls, errors.ScenarioError)
+    assert issubclass(errors.InternalError, errors.TcplabError)
+    assert not issubclass(errors.InternalError, ValueError)
+    assert errors.ScenarioError is _core.ScenarioError
+    assert errors.ScenarioError.__module__ == "tcplab.errors"
+
+
+def test_malformed_toml_is_a_parse_error() -> None:
+    with pytest.raises(errors.ParseError, match="not valid TOML") as info:
+        Scenario.from_toml("[run]\nseed = = 1\n")
+    assert isinstance(info.value, ValueError)
+    assert info.value.format == "TOML"
+
+
+def test_malformed_json_is_a_parse_error_from_the_core() -> None:
+    with pytest.raises(errors.ParseError, match="JSON"):
+        _core.validate('{"run": ')
+
+
+def test_negative_rate_names_the_field(tiny_dict: dict[str, Any]) -> None:
+    with pytest.raises(errors.InvalidValueError) as info:
+        Scenario.from_dict(_with(tiny_dict, "links", "wan", rate="-10Mbps"))
+    err = info.value
+    assert "rate" in str(err) and "-10Mbps" in str(err)
+    assert err.field is not None and err.field.endswith("rate")
+    assert "-10Mbps" in err.value
+    assert err.allowed
+    assert err.kind == "invalid_value"
+
+
+def test_ber_above_one_names_the_field(tiny_dict: dict[str, Any]) -> None:
+    _with(tiny_dict, "links", "wan", ba={"error": {"model": "ber", "ber": 2.0}})
+    with pytest.raises(errors.InvalidValueError) as info:
+        Scenario.from_dict(tiny_dict)
+    assert "ber" in info.value.field
+    assert "ber" in str(info.value)
+
+
+def test_probability_above_one_names_the_field(tiny_dict: dict[str, Any]) -> None:
+    _with(tiny_dict, "links", "wan", ba={"error": {"model": "per", "p": 1.5}})
+    with pytest.raises(errors.InvalidValueError, match=r"error\.p"):
+        Scenario.from_dict(tiny_dict)
+
+
+@pytest.mark.parametrize(
+    ("where", "field"),
+    [("top", "bogus_section"), ("tcp", "no_such_option"), ("link", "colour")],
+)
+def test_unknown_field_names_the_field(tiny_dict: dict[str, Any], where: str, field: str) -> None:
+    if where == "top":
+        tiny_dict[field] = 1
+    elif where == "tcp":
+        tiny_dict["tcp"][field] = 1
+    else:
+        _with(tiny_dict, "links", "wan", **{field: "red"})
+    with pytest.raises(errors.UnknownFieldError) as info:
+        Scenario.from_dict(tiny_dict)
+    assert field in str(info.value)
+    assert field in info.value.field
+
+
+def test_missing_field_names_the_field(tiny_dict: dict[str, Any]) -> None:
+    del tiny_dict["links"][1]["rate"]
+    with pytest.raises(errors.MissingFieldError) as info:
+        Scenario.from_dict(tiny_dict)
+    assert info.value.field == "links[1].rate"
+    assert "links[1].rate" in str(info.value)
+
+
+def test_unknown_node_names_the_field(tiny_dict: dict[str, Any]) -> None:
+    _with(tiny_dict, "links", "wan", b="nowhere")
+    with pytest.raises(errors.ScenarioError, match="nowhere") as info:
+        Scenario.from_dict(tiny_dict)
+    assert info.value.field == "links[1].b"
+
+
+def test_errors_pickle_with_their_attributes(tiny_dict: dict[str, Any]) -> None:
+    with pytest.raises(errors.InvalidValueError) as info:
+        Scenario.from_dict(_with(tiny_dict, "links", "lan", rate="-1Mbps"))
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert type(copy) is errors.InvalidValueError
+    assert (copy.field, copy.value, str(copy)) == (
+        info.value.field,
+        info.value.value,
+        str(info.value),
+    )
+
+
+@pytest.mark.parametrize("in_pool", [False, True])
+def test_a_panic_becomes_internal_error(in_pool: bool) -> None:
+    with pytest.raises(errors.InternalError, match="deliberate panic"):
+        _core._panic_for_test(in_pool)
+
+
+# -- scenarios -----------------------------------------------------------------------------------
+
+
+def test_scenario_from_path_text_and_dict_agree(tiny_file: Path, tiny_toml: str) -> None:
+    from_path = Scenario.from_toml(tiny_file)
+    from_str_path = Scenario.from_toml(str(tiny_file))
+    from_text = Scenario.from_toml(tiny_toml)
+    from_dict = Scenario.from_dict(tomllib.loads(tiny_toml))
+    assert from_path == from_str_path == from_text == from_dict
+    assert from_path.source == str(tiny_file)
+    assert from_path.seed == 1
+
+
+def test_to_toml_and_to_dict_round_trip(tiny: Scenario) -> None:
+    assert Scenario.from_toml(tiny.to_toml()) == tiny
+    assert Scenario.from_dict(tiny.to_dict()) == tiny
+    assert Scenario.from_dict(tiny.to_dict(normalized=True)) == tiny
+    assert json.loads(tiny.to_json(normalized=True)) == tiny.to_dict(normalized=True)
+
+
+def test_with_overrides_changes_exactly_what_it_names(tiny: Scenario) -> None:
+    new = tiny.with_overrides(
+        {"tcp.mss": 536, "links.wan.ba.error.p": 0.05, "seed": 3, "apps.download.size": "1MB"}
+    )
+    assert _changed(tiny.to_dict(), new.to_dict()) == {
+        "tcp.mss",
+        "links.1.ba.error.p",
+        "run.seed",
+        "apps.0.size",
+    }
+    assert new.to_dict(normalized=True)["tcp"]["mss"] == 536
+    assert new.seed == 3
+    assert tiny.seed == 1 and tiny.to_dict()["tcp"]["mss"] == 1460  # the original is unchanged
+
+
+def test_with_overrides_creates_missing_tables(tiny: Scenario) -> None:
+    new = tiny.with_overrides({"links.lan.ab.error": {"model": "per", "p": 0.001}})
+    assert new.to_dict()["links"][0]["ab"] == {"error": {"model": "per", "p": 0.001}}
+    assert _changed(tiny.to_dict(), new.to_dict()) == {
+        "links.0.ab.error.model",
+        "links.0.ab.error.p",
+    }
+
+
+def test_with_overrides_addresses_list_elements_by_index(tiny: Scenario) -> None:
+    by_name = tiny.with_overrides({"links.wan.delay": "50ms"})
+    by_index = tiny.with_overrides({"links.1.delay": "50ms"})
+    assert by_name == by_index != tiny
+
+
+def test_with_overrides_rejects_unknown_element(tiny: Scenario) -> None:
+    with pytest.raises(errors.UnknownFieldError, match="no element named 'wna'") as info:
+        tiny.with_overrides({"links.wna.rate": "1Mbps"})
+    assert info.value.field == "links.wna.rate"
+    assert "'wan'" in str(info.value)  # lists the names there are
+
+
+def test_with_overrides_rejects_unknown_field(tiny: Scenario) -> None:
+    with pytest.raises(errors.UnknownFieldError) as info:
+        tiny.with_overrides({"tcp.msss": 536})
+    assert "msss" in str(info.value)
+    assert any("tcp.msss" in note for note in info.value.__notes__)
+
+
+def test_with_overrides_rejects_paths_through_values(tiny: Scenario) -> None:
+    with pytest.raises(errors.UnknownFieldError, match="not a table"):
+        tiny.with_overrides({"tcp.mss.value": 1})
+
+
+def test_with_overrides_validates_values(tiny: Scenario) -> None:
+    with pytest.raises(errors.InvalidValueError, match="rate"):
+        tiny.with_overrides({"links.wan.rate": "-3Mbps"})
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+def test_run_returns_summary_scenario_and_traces(tiny: Scenario) -> None:
+    res = tcplab.run(tiny)
+    s = res.summary
+    assert s["seed"] == 1
+    assert s["tcplab_version"] == tcplab.__version__
+    assert [a["name"] for a in s["apps"]] == ["download"]
+    assert s["apps"][0]["completed"] is True
+    assert res.scenario == tiny.to_dict(normalized=True)
+    trace = res.traces["trace"]
+    assert len(trace) > 0
+    assert trace["time_s"].dtype == np.float64
+    assert trace["cwnd"].dtype.kind in "fiu"  # numbers, not Python objects
+    assert "download" in repr(res)
+    text = str(res)
+    assert "download" in text and "Connections" in text and "Links" in text
+
+
+def test_same_seed_gives_identical_results(tiny: Scenario) -> None:
+    a, b = tcplab.run(tiny), tcplab.run(tiny)
+    assert_results_identical(a, b)
+
+
+def test_seed_argument_overrides_the_scenario_seed(tiny: Scenario) -> None:
+    a = tcplab.run(tiny, seed=7)
+    b = tcplab.run(tiny.with_seed(7))
+    assert a.summary["seed"] == 7 and a.scenario["run"]["seed"] == 7
+    assert_results_identical(a, b)
+    assert tcplab.run(tiny, seed=8).summary != a.summary
+
+
+def test_run_accepts_path_and_dict(tiny_file: Path, tiny_dict: dict[str, Any]) -> None:
+    assert tcplab.run(tiny_file).summary == tcplab.run(tiny_dict).summary
+
+
+def test_run_many_matches_run_and_keeps_order(tiny: Scenario) -> None:
+    scenarios = [
+        tiny.with_overrides({"seed": s, "apps.download.size": f"{100 + 50 * s}kB"})
+        for s in (5, 1, 4, 2, 3)
+    ]
+    many = tcplab.run_many(scenarios, jobs=2)
+    assert [r.summary["seed"] for r in many] == [5, 1, 4, 2, 3]
+    for sc, res in zip(scenarios, many, strict=True):
+        assert_results_identical(res, tcplab.run(sc))
+    assert [r.summary["apps"][0]["bytes"] for r in many] == [
+        1000 * (100 + 50 * s) for s in (5, 1, 4, 2, 3)
+    ]
+
+
+def test_run_many_default_jobs_and_empty_list(tiny: Scenario) -> None:
+    assert tcplab.run_many([]) == []
+    [res] = tcplab.run_many([tiny])
+    assert_results_identical(res, tcplab.run(tiny))
+    with pytest.raises(ValueError, match="jobs"):
+        tcplab.run_many([tiny], jobs=0)
+
+
+def _island(tiny: Scenario) -> Scenario:
+    """Valid field by field, but the app's server is unreachable: fails only when run."""
+    d = tiny.to_dict()
+    d["nodes"].append({"name": "island", "kind": "host"})
+    d["apps"][0]["server"] = "island"
+    return Scenario.from_dict(d)
+
+
+def test_unreachable_server_is_a_topology_error_at_run(tiny: Scenario) -> None:
+    with pytest.raises(errors.TopologyError, match="island") as info:
+        tcplab.run(_island(tiny))
+    assert isinstance(info.value, errors.ScenarioError)
+
+
+def test_run_many_failure_does_not_stop_the_others(tiny: Scenario) -> None:
+    out = _core.run_many([tiny._json, "{not json", tiny._json], 2)
+    assert isinstance(out[1], errors.ParseError)
+    assert json.loads(out[0][0]) == json.loads(out[2][0])
+
+    island = _island(tiny)
+    got = tcplab.run_many([tiny, island, tiny.with_seed(2)], errors="return")
+    assert isinstance(got[0], Result) and isinstance(got[2], Result)
+    assert isinstance(got[1], errors.TopologyError)
+    assert_results_identical(got[2], tcplab.run(tiny, seed=2))
+    with pytest.raises(errors.TopologyError) as info:
+        tcplab.run_many([tiny, island, tiny])
+    assert any("scenario 1 of 3" in note for note in info.value.__notes__)
+
+
+def _steps_during(work: Callable[[], object]) -> tuple[int, float]:
+    """Run `work` while a Python thread counts steps; return the steps it made during the
+    middle half of `work` and how long `work` took. A call that holds the GIL all along leaves
+    the thread no step in that window."""
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0002)
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        time.sleep(0.01)
+        t0 = time.perf_counter()
+        work()
+        t1 = time.perf_counter()
+    finally:
+        stop.set()
+        thread.join()
+    lo, hi = t0 + 0.25 * (t1 - t0), t0 + 0.75 * (t1 - t0)
+    return sum(lo < t < hi for t in ticks), t1 - t0
+
+
+def test_gil_probe_detects_a_call_that_holds_the_gil() -> None:
+    data = list(range(600_000, 0, -1))
+    steps, took = _steps_during(lambda: sorted(data, key=str))  # one long C call
+    assert took > 0.02 and steps == 0
+
+
+@pytest.mark.parametrize("entry", ["run", "run_many"])
+def test_simulation_releases_the_gil(tiny: Scenario, entry: str) -> None:
+    """A Python thread keeps running while the simulator works."""
+
+    def heavy(seed: int, size: str) -> Scenario:
+        changes = {"seed": seed, "apps.download.size": size, "run.stop_time": "5h"}
+        return tiny.with_overrides({**changes, "output.trace": False})
+
+    if entry == "run":
+        one = heavy(1, "200MB")
+        steps, took = _steps_during(lambda: tcplab.run(one))
+    else:
+        many = [heavy(s, "100MB") for s in range(1, 5)]
+        steps, took = _steps_during(lambda: tcplab.run_many(many, jobs=2))
+    assert took > 0.02, f"workload too small ({took:.3f} s) to judge"
+    assert steps > 0, f"the thread made no step in {took:.3f} s"
+
+
+# -- results on disk -----------------------------------------------------------------------------
+
+
+def test_to_dir_reads_back_equal(tiny: Scenario, tmp_path: Path) -> None:
+    res = tcplab.run(tiny)
+    out = res.to_dir(tmp_path / "out")
+    assert (out / "summary.json").exists() and (out / "trace.parquet").exists()
+    back = Result.from_dir(out)
+    assert back.scenario == res.scenario
+    assert_results_identical(back, res)
+
+
+# -- package -------------------------------------------------------------------------------------
+
+
+def test_models_are_imported_lazily() -> None:
+    code = (
+        "import sys, tcplab; assert 'tcplab.models' not in sys.modules; "
+        "m = tcplab.models; assert 'tcplab.models' in sys.modules; print(m.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "tcplab.models"
+
+
+def test_version() -> None:
+    assert tcplab.__version__ == _core.__version__
+    assert tcplab.__version__.count(".") >= 2
+
+
+# -- the README's examples -----------------------------------------------------------------------
+
+
+def _readme_blocks() -> list[tuple[str, str]]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.M | re.S)
+
+
+def test_readme_opens_with_the_two_setup_commands() -> None:
+    assert (ROOT / "README.md").read_text().startswith("```sh\nmake run\nmake test\n```\n")
+
+
+def test_readme_examples_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tcplab.cli import app
+    from typer.testing import CliRunner
+
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    blocks = _readme_blocks()
+    tomls = [body for lang, body in blocks if lang == "toml"]
+    assert tomls, "the README shows a scenario"
+    for body in tomls:
+        res = tcplab.run(Scenario.from_toml(body))
+        assert all(a["completed"] for a in res.summary["apps"])
+    pythons = [body for lang, body in blocks if lang == "python"]
+    assert pythons
+    for body in pythons:
+        exec(compile(body, "README.md", "exec"), {})
+    assert (tmp_path / "out" / "example" / "summary.json").exists()
+    commands = [
+        shlex.split(line, comments=True)
+        for lang, body in blocks[1:]
+        if lang == "sh"
+        for line in body.splitlines()
+        if line.strip()
+    ]
+    assert commands
+    runner = CliRunner()
+    for argv in commands:
+        assert argv[0] == "tcplab"
+        res = runner.invoke(app, argv[1:])
+        assert res.exit_code == 0, (argv, res.output)

@@ -1,0 +1,155 @@
+"""The `tcplab` command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tcplab
+from conftest import assert_results_identical
+from tcplab import Result, Scenario
+from tcplab.cli import app, parse_assignment
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+def invoke(*args: str | Path):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_version() -> None:
+    res = invoke("version")
+    assert res.exit_code == 0
+    assert res.stdout.strip() == f"tcplab {tcplab.__version__}"
+
+
+def test_run_prints_tables(example_file: Path) -> None:
+    res = invoke("run", example_file)
+    assert res.exit_code == 0, res.output
+    for heading in ("Applications", "Connections", "Links", "response time", "dropped (error)"):
+        assert heading in res.stdout
+    for app_ in tcplab.run(example_file).summary["apps"]:
+        assert app_["name"] in res.stdout
+
+
+def test_run_json_matches_the_api(example_file: Path) -> None:
+    res = invoke("run", example_file, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == tcplab.run(example_file).summary
+
+
+def test_run_seed_and_set(tiny_file: Path) -> None:
+    res = invoke(
+        "run",
+        tiny_file,
+        "--json",
+        "--seed",
+        "9",
+        "--set",
+        "tcp.mss=536",
+        "-s",
+        "links.wan.rate=5Mbps",
+        "-s",
+        'links.lan.ab.error={model="per", p=0.01}',
+    )
+    assert res.exit_code == 0, res.output
+    expected = Scenario.from_toml(tiny_file).with_overrides(
+        {
+            "tcp.mss": 536,
+            "links.wan.rate": "5Mbps",
+            "links.lan.ab.error": {"model": "per", "p": 0.01},
+        }
+    )
+    assert json.loads(res.stdout) == tcplab.run(expected, seed=9).summary
+    assert json.loads(res.stdout)["seed"] == 9
+
+
+def test_run_out_writes_files_that_read_back_equal(example_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "result"
+    res = invoke("run", example_file, "--out", out, "--json")
+    assert res.exit_code == 0, res.output
+    assert {"summary.json", "scenario.json"} <= {p.name for p in out.iterdir()}
+    assert list(out.glob("*.parquet"))
+    back = Result.from_dir(out)
+    direct = tcplab.run(example_file)
+    assert back.scenario == direct.scenario
+    assert_results_identical(back, direct)
+    assert json.loads(res.stdout) == back.summary
+
+
+def test_bad_value_exits_2_with_the_field_named(tiny_file: Path) -> None:
+    tiny_file.write_text(tiny_file.read_text().replace('"10Mbps"', '"-10Mbps"', 1))
+    res = invoke("run", tiny_file)
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: ")
+    assert "rate" in res.stderr and "-10Mbps" in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_malformed_toml_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[run\nseed = 1\n")
+    res = invoke("run", bad)
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: scenario is not valid TOML")
+
+
+def test_unknown_override_path_exits_2(tiny_file: Path) -> None:
+    res = invoke("run", tiny_file, "--set", "links.nosuch.rate=1Mbps")
+    assert res.exit_code == 2
+    assert "nosuch" in res.stderr
+
+
+def test_set_without_equals_is_a_usage_error(tiny_file: Path) -> None:
+    res = invoke("run", tiny_file, "--set", "tcp.mss")
+    assert res.exit_code == 2
+    assert "key=value" in res.output
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    res = invoke("run", tmp_path / "absent.toml")
+    assert res.exit_code == 2
+
+
+def test_validate_prints_the_normalized_scenario(tiny_file: Path) -> None:
+    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000")
+    assert res.exit_code == 0, res.output
+    normalized = json.loads(res.stdout)
+    assert normalized["tcp"]["mss"] == 1000
+    assert normalized == Scenario.from_toml(tiny_file).with_overrides({"tcp.mss": 1000}).to_dict(
+        normalized=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tcp.mss=536", ("tcp.mss", 536)),
+        ("links.wan.ba.error.p = 0.01", ("links.wan.ba.error.p", 0.01)),
+        ("links.wan.rate=10Mbps", ("links.wan.rate", "10Mbps")),
+        ('apps.download.size="1MB"', ("apps.download.size", "1MB")),
+        ("output.trace=false", ("output.trace", False)),
+        ("x={model='per', p=0.1}", ("x", {"model": "per", "p": 0.1})),
+        ("run.note=a=b", ("run.note", "a=b")),
+    ],
+)
+def test_parse_assignment(text: str, expected: tuple[str, object]) -> None:
+    assert parse_assignment(text) == expected
+
+
+def test_entry_point_prints_no_traceback(tiny_file: Path) -> None:
+    """The installed script path: `main()` exits 2 with one error line."""
+    tiny_file.write_text(tiny_file.read_text().replace("p = 0.02", "p = 7"))
+    proc = subprocess.run(
+        [sys.executable, "-c", "from tcplab.cli import main; main()", "run", str(tiny_file)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "error.p" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
