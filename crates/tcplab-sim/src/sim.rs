@@ -47,6 +47,8 @@ pub struct Sim<'s> {
     last_rows: Vec<Option<TraceRow>>,
     stop: SimTime,
     stopped_by_time: bool,
+    /// Time of the last event that did something (stale timer entries do not count).
+    last_active: SimTime,
 }
 
 impl<'s> Sim<'s> {
@@ -179,6 +181,7 @@ impl<'s> Sim<'s> {
             trace: out.trace.then(ConnTrace::default),
             stop: SimTime::ZERO + sc.run.stop_time,
             stopped_by_time: false,
+            last_active: SimTime::ZERO,
         })
     }
 
@@ -196,9 +199,16 @@ impl<'s> Sim<'s> {
                 self.stopped_by_time = true;
                 break;
             }
+            let active = match ev {
+                Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
+                _ => true,
+            };
+            if active {
+                self.last_active = t;
+            }
             match ev {
                 Event::LinkDeliver { dir } => self.on_deliver(dir as usize),
-                Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
+                Event::Timer { .. } => {}
                 Event::AppStart { app } => self.start_app(app as usize),
                 Event::AppTick { .. } => {}
                 Event::Sample => self.on_sample(),
@@ -295,7 +305,7 @@ impl<'s> Sim<'s> {
         }
     }
 
-    fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) {
+    fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) -> bool {
         let now = self.now();
         let mut ctx = Ctx {
             now,
@@ -305,8 +315,11 @@ impl<'s> Sim<'s> {
             events: self.events.as_mut(),
             packets: self.packets.as_mut(),
         };
-        self.conns[conn][end as usize].on_timer(kind, &mut ctx);
-        self.after(conn);
+        let fired = self.conns[conn][end as usize].on_timer(kind, &mut ctx);
+        if fired {
+            self.after(conn);
+        }
+        fired
     }
 
     fn start_app(&mut self, app: usize) {
@@ -454,7 +467,7 @@ impl<'s> Sim<'s> {
         let end = if self.stopped_by_time {
             self.stop
         } else {
-            self.q.now()
+            self.last_active
         };
         let sim_s = end.as_secs_f64().max(1e-12);
         let ep_json = |e: &Endpoint| -> Value {

@@ -505,8 +505,8 @@ impl Endpoint {
         self.timers[kind as usize].deadline
     }
 
-    /// A timer event fired.
-    pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) {
+    /// A timer event fired. Returns false if it was stale (cancelled or re-armed later).
+    pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) -> bool {
         let (fire, again) = self.timers[kind as usize].on_fire(ctx.now);
         if let Some(t) = again {
             ctx.q.schedule(
@@ -519,7 +519,7 @@ impl Endpoint {
             );
         }
         if !fire || self.aborted {
-            return;
+            return false;
         }
         match kind {
             TimerKind::Rto => self.on_rto(ctx),
@@ -531,6 +531,7 @@ impl Endpoint {
             TimerKind::Persist => self.try_send(ctx),
             TimerKind::Read => self.on_read_timer(ctx),
         }
+        true
     }
 
     fn abort(&mut self, ctx: &mut Ctx) {
