@@ -1,0 +1,505 @@
+"""The study framework: a study is a grid of scenarios x seeds, the published numbers it is
+compared with, its analytic checks, its tables, its figures and its report.
+
+A study subclasses `Study` and sets its class attributes; it implements
+
+* `scenario()`: the base scenario (a `tcplab.Scenario`);
+* `cases()`: the grid, a list of `Case` (each one scenario, run once per seed);
+* `references()`: the paper's numbers (nested dicts/lists, JSON-able);
+* `analyse(result)`: fills `result.tables`, `result.checks` and `result.findings`;
+* `figures(result)`: yields `FigureSpec` (name, caption, a function drawing a matplotlib
+  figure);
+* optionally `metrics(run_result)`: extra per-run columns (beyond the flattened summary).
+
+`Study.run(seeds, jobs, out)` runs the grid (in parallel, in Rust, via `tcplab.run_many`), keeps
+the traces of the runs that asked for them, analyses, and with `out` writes the report
+(report.html, results.parquet, summary.json and figures/).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from tcplab import Result, Scenario
+
+__all__ = [
+    "Case",
+    "Check",
+    "Finding",
+    "FigureSpec",
+    "Study",
+    "StudyResult",
+    "TableOut",
+    "flatten_summary",
+    "seed_list",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Building blocks
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scenario of a study's grid: the base scenario with `overrides` (dotted paths, as
+    `Scenario.with_overrides`). It runs once per seed.
+
+    `params` are the grid coordinates (columns of results.parquet, e.g. ``{"pdrop": 0.01}``);
+    `group` and `variant` name the part of the study it belongs to (e.g. "main" /
+    "riverbed", "sensitivity" / "rfc"). `traces` keeps the trace tables of its first seed
+    (for figures); `packets` also turns on the per-packet log for that run. `max_seeds`
+    caps the number of seeds this case runs (None: all)."""
+
+    key: str
+    group: str
+    variant: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    traces: bool = False
+    packets: bool = False
+    max_seeds: int | None = None
+
+
+@dataclass
+class Check:
+    """An analytic check: a quantity the paper derives, computed by our model from the
+    scenario, next to the paper's number and the simulated one."""
+
+    name: str
+    source: str  # where in the paper ("4.3.3", "Table 9")
+    formula: str
+    paper: float | None
+    model: float | None
+    simulated: float | None
+    unit: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _jsonable(v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class Finding:
+    """A statement the report makes about our results and whether it holds (None: a
+    statement without a verdict, e.g. an explanation)."""
+
+    claim: str
+    holds: bool | None
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "holds": self.holds, "detail": self.detail}
+
+
+@dataclass
+class TableOut:
+    """A table of the report: `data` holds numbers (for summary.json), `display` the same
+    rows formatted for people (what the report and the CLI print)."""
+
+    name: str
+    title: str
+    data: pd.DataFrame
+    display: pd.DataFrame
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "note": self.note,
+            "rows": [{k: _jsonable(v) for k, v in r.items()} for r in self.data.to_dict("records")],
+        }
+
+
+@dataclass
+class FigureSpec:
+    """A figure of the study: `draw()` returns a matplotlib Figure (drawn lazily)."""
+
+    name: str
+    caption: str
+    draw: Callable[[], Figure]
+    paper_figure: str = ""  # which figure of the paper it corresponds to
+
+
+def seed_list(seeds: int | Sequence[int]) -> list[int]:
+    """`seeds` as a list: an int N means seeds 1..N."""
+    if isinstance(seeds, bool):
+        raise TypeError("seeds must be a number of seeds or a list of seeds")
+    if isinstance(seeds, int | np.integer):
+        if seeds < 1:
+            raise ValueError(f"seeds must be at least 1, got {seeds}")
+        return list(range(1, int(seeds) + 1))
+    out = [int(s) for s in seeds]
+    if not out:
+        raise ValueError("seeds must not be empty")
+    if len(set(out)) != len(out):
+        raise ValueError(f"seeds must be distinct, got {out}")
+    return out
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested run summary as flat columns: ``apps.<name>.<key>``,
+    ``connections.<name>.<end>.<key>``, ``links.<name>.<dir>.<key>`` and top-level scalars."""
+    flat: dict[str, Any] = {}
+    for k, v in summary.items():
+        if isinstance(v, str | int | float | bool) or v is None:
+            flat[k] = v
+    for app in summary.get("apps", []):
+        for k, v in app.items():
+            if k != "name":
+                flat[f"apps.{app.get('name')}.{k}"] = v
+    for conn in summary.get("connections", []):
+        for k, v in conn.items():
+            if isinstance(v, Mapping):
+                for kk, vv in v.items():
+                    flat[f"connections.{conn.get('name')}.{k}.{kk}"] = vv
+            elif k != "name":
+                flat[f"connections.{conn.get('name')}.{k}"] = v
+    for link in summary.get("links", []):
+        for d in ("ab", "ba"):
+            for k, v in (link.get(d) or {}).items():
+                flat[f"links.{link.get('name')}.{d}.{k}"] = v
+    return flat
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, Path):
+        return str(v)
+    return v
+
+
+# ----------------------------------------------------------------------------------------------
+# The study
+
+
+class Study:
+    """Base class of a reproduced study. See the module docstring."""
+
+    #: Registry name (``tcplab study NAME``).
+    name: ClassVar[str] = ""
+    #: One line: what the study reproduces.
+    title: ClassVar[str] = ""
+    #: A short description (a paragraph).
+    description: ClassVar[str] = ""
+    #: The paper, as a citation.
+    citation: ClassVar[str] = ""
+    #: Seeds per case by default.
+    default_seeds: ClassVar[int] = 10
+    #: Keep the event log of every run (for `metrics`), not only of the traced ones.
+    keep_events: ClassVar[bool] = False
+
+    # -- to implement -----------------------------------------------------------------------
+
+    def scenario(self) -> Scenario:
+        raise NotImplementedError
+
+    def cases(self) -> list[Case]:
+        raise NotImplementedError
+
+    def references(self) -> dict[str, Any]:
+        return {}
+
+    def metrics(self, result: Result) -> dict[str, Any]:
+        """Extra per-run columns computed from a run's Result (summary, traces if kept)."""
+        return {}
+
+    def analyse(self, res: StudyResult) -> None:
+        """Fill res.tables, res.checks, res.findings."""
+
+    def figures(self, res: StudyResult) -> Iterable[FigureSpec]:
+        return ()
+
+    def summary_table(self, res: StudyResult) -> TableOut | None:
+        """The table the CLI prints (default: the first table)."""
+        return res.tables[0] if res.tables else None
+
+    # -- running ----------------------------------------------------------------------------
+
+    def scenarios(
+        self, seeds: int | Sequence[int] | None = None
+    ) -> list[tuple[Case, int, Scenario]]:
+        """Every (case, seed, scenario) the study runs, in a stable order."""
+        seeds_ = seed_list(self.default_seeds if seeds is None else seeds)
+        base = self.scenario()
+        out = []
+        for case in self.cases():
+            sc = base.with_overrides(dict(case.overrides)) if case.overrides else base
+            use = seeds_ if case.max_seeds is None else seeds_[: case.max_seeds]
+            for i, seed in enumerate(use):
+                keep = i == 0 and case.traces
+                out_ov: dict[str, Any] = {
+                    "seed": seed,
+                    "output.trace": keep,
+                    "output.events": keep or self.keep_events,
+                    "output.packets": keep and case.packets,
+                }
+                out.append((case, seed, sc.with_overrides(out_ov)))
+        return out
+
+    def run(
+        self,
+        seeds: int | Sequence[int] | None = None,
+        *,
+        jobs: int | None = None,
+        out: str | os.PathLike[str] | None = None,
+        progress: bool = False,
+    ) -> StudyResult:
+        """Run the study over `seeds` (a count N = seeds 1..N, or a list; default
+        `default_seeds`) on `jobs` threads (default: one per CPU), analyse it and, with `out`,
+        write the report there. `progress` shows a progress bar (rich, on stderr)."""
+        import tcplab
+
+        t0 = time.perf_counter()
+        seeds_ = seed_list(self.default_seeds if seeds is None else seeds)
+        plan = self.scenarios(seeds_)
+        rows: list[dict[str, Any]] = []
+        kept: dict[str, Result] = {}
+        chunk = max(8, 4 * (jobs or os.cpu_count() or 1))
+        with _progress(progress) as bar:
+            task = bar.add_task(f"{self.name}: simulating", total=len(plan))
+            for start in range(0, len(plan), chunk):
+                part = plan[start : start + chunk]
+                results = tcplab.run_many([sc for _, _, sc in part], jobs=jobs)
+                for (case, seed, _), r in zip(part, results, strict=True):
+                    rows.append(self._row(case, seed, r))
+                    if case.traces and case.key not in kept:  # its first seed: traced
+                        kept[case.key] = r
+                bar.advance(task, len(part))
+        runs = pd.DataFrame(rows)
+        res = StudyResult(
+            study=self,
+            seeds=seeds_,
+            runs=runs,
+            traced=kept,
+            run_seconds=time.perf_counter() - t0,
+        )
+        self.analyse(res)
+        if out is not None:
+            res.write(out, progress=progress)
+        return res
+
+    def _row(self, case: Case, seed: int, r: Result) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "study": self.name,
+            "case": case.key,
+            "group": case.group,
+            "variant": case.variant,
+            "seed": seed,
+        }
+        row.update(case.params)
+        row["overrides"] = json.dumps(dict(case.overrides), sort_keys=True, default=str)
+        row.update(self.metrics(r))
+        for k, v in flatten_summary(r.summary).items():
+            row[f"s.{k}"] = v
+        return row
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "citation": self.citation,
+            "default_seeds": self.default_seeds,
+        }
+
+
+class _NoBar:
+    def add_task(self, *_: Any, **__: Any) -> int:
+        return 0
+
+    def advance(self, *_: Any) -> None:
+        pass
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        pass
+
+
+def _progress(enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The result
+
+
+@dataclass
+class StudyResult:
+    """What a study run produced. `runs` has one row per run; `traced` maps a case key to
+    the Result (with traces) of its first seed, for the cases that keep traces."""
+
+    study: Study
+    seeds: list[int]
+    runs: pd.DataFrame
+    traced: dict[str, Result]
+    run_seconds: float
+    tables: list[TableOut] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    figure_files: dict[str, dict[str, Path]] = field(default_factory=dict)
+    report_path: Path | None = None
+
+    def table(self, name: str) -> TableOut:
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(f"no table {name!r} (tables: {[t.name for t in self.tables]})")
+
+    def group(self, group: str, variant: str | None = None) -> pd.DataFrame:
+        """The rows of `runs` of a group (and variant)."""
+        m = self.runs["group"] == group
+        if variant is not None:
+            m &= self.runs["variant"] == variant
+        return self.runs[m]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What summary.json holds."""
+        import tcplab
+
+        return _jsonable(
+            {
+                "study": self.study.describe(),
+                "tcplab_version": tcplab.__version__,
+                "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+                "seeds": self.seeds,
+                "runs": len(self.runs),
+                "run_seconds": round(self.run_seconds, 3),
+                "references": self.study.references(),
+                "tables": [t.to_dict() for t in self.tables],
+                "checks": [c.to_dict() for c in self.checks],
+                "findings": [f.to_dict() for f in self.findings],
+                "extra": self.extra,
+                "figures": {
+                    k: {f: p.name for f, p in v.items()} for k, v in self.figure_files.items()
+                },
+            }
+        )
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def write(self, out: str | os.PathLike[str], *, progress: bool = False) -> Path:
+        """Write figures/ (PNG + SVG), results.parquet, summary.json and report.html (one
+        self-contained page) into `out`; return the report's path."""
+        from tcplab.report.plots import save_figure
+
+        outdir = Path(out)
+        outdir.mkdir(parents=True, exist_ok=True)
+        specs = list(self.study.figures(self))
+        with _progress(progress) as bar:
+            task = bar.add_task(f"{self.study.name}: figures", total=len(specs))
+            for spec in specs:
+                fig = spec.draw()
+                self.figure_files[spec.name] = save_figure(fig, outdir / "figures", spec.name)
+                bar.advance(task)
+        runs = self.runs.copy()
+        for col in runs.columns:
+            if runs[col].dtype == object:
+                runs[col] = runs[col].map(
+                    lambda v: v if v is None or isinstance(v, str) else str(v)
+                )
+        runs.to_parquet(outdir / "results.parquet", index=False)
+        (outdir / "summary.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        self.report_path = self._write_html(outdir / "report.html", specs)
+        return self.report_path
+
+    def _write_html(self, path: Path, specs: list[FigureSpec]) -> Path:
+        import tcplab
+        from tcplab.report.html import HtmlReport
+
+        st = self.study
+        rep = HtmlReport(
+            st.title,
+            f"tcplab {tcplab.__version__} - study '{st.name}' - {len(self.runs)} runs, seeds "
+            f"{_seed_text(self.seeds)} - simulated in {self.run_seconds:.1f} s",
+        )
+        rep.p(st.citation, cls="note")
+        rep.p(st.description)
+        if self.findings:
+            rep.h2("Findings", "findings")
+            rep.findings((f.claim, f.holds, f.detail) for f in self.findings)
+        for t in self.tables:
+            rep.h2(t.title, t.name)
+            rep.table(t.display, note=t.note)
+        if self.checks:
+            rep.h2("Analytic checks", "checks")
+            rep.table(
+                [
+                    (c.source, c.name, c.formula, c.paper, c.model, c.simulated, c.unit, c.note)
+                    for c in self.checks
+                ],
+                columns=(
+                    "paper",
+                    "check",
+                    "formula",
+                    "paper value",
+                    "our model",
+                    "simulated",
+                    "unit",
+                    "note",
+                ),
+                left=("paper", "check", "formula", "unit", "note"),
+            )
+        if specs:
+            rep.h2("Figures", "figures")
+            for spec in specs:
+                png = self.figure_files[spec.name]["png"]
+                cap = spec.caption + (f" (paper: {spec.paper_figure})" if spec.paper_figure else "")
+                rep.figure(png.read_bytes(), cap, alt=spec.name)
+        rep.h2("Files", "files")
+        rep.bullets(
+            [
+                "results.parquet: one row per run (grid parameters, seed, summary counters)",
+                "summary.json: the tables, checks, findings and the paper's reference numbers",
+                "figures/: every figure as PNG and SVG",
+            ]
+        )
+        return rep.write(path)
+
+
+def _seed_text(seeds: list[int]) -> str:
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))) and len(seeds) > 2:
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ", ".join(map(str, seeds))

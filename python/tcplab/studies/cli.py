@@ -1,0 +1,126 @@
+"""``tcplab study``: list the reproduced studies, or run one and write its report.
+
+    tcplab study --list
+    tcplab study NAME [--seeds N] [--jobs N] [--out DIR] [--json]
+
+Running prints the study's main table and findings (or, with ``--json``, summary.json's
+content on stdout) and the path of the report. A progress bar shows on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import UnknownStudyError, get, studies
+
+app = typer.Typer(
+    name="study",
+    help="Reproduce a published study: tcplab study NAME [--out DIR], or --list.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    subcommand_metavar="",
+    add_completion=False,
+    # options may follow the study name: `tcplab study sarkar2022 --out DIR`
+    context_settings={"allow_interspersed_args": True},
+)
+
+EXIT_USER_ERROR = 2
+
+
+def _print_list(as_json: bool) -> None:
+    all_ = studies()
+    if as_json:
+        typer.echo(json.dumps([s.describe() for s in all_.values()], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Studies", title_justify="left")
+    table.add_column("name")
+    table.add_column("seeds", justify="right")
+    table.add_column("reproduces")
+    for s in all_.values():
+        table.add_row(s.name, str(s.default_seeds), f"{s.title}\n[dim]{s.citation}[/]")
+    Console().print(table)
+
+
+@app.callback()
+def study(
+    name: Annotated[
+        str | None,
+        typer.Argument(help="The study to run (see --list).", show_default=False),
+    ] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the studies and exit.")] = False,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--seeds", min=1, help="Seeds per scenario (default: the study's).", show_default=False
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Simulation threads (default: one per CPU).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            file_okay=False,
+            help="Write report.html, results.parquet, summary.json and figures/ here "
+            "(default: out/NAME).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json's content instead of tables.")
+    ] = False,
+) -> None:
+    """Reproduce a published study and write its report."""
+    if list_ or name is None:
+        _print_list(as_json)
+        return
+    try:
+        st = get(name)
+    except UnknownStudyError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+    outdir = out if out is not None else Path("out") / st.name
+    res = st.run(seeds=seeds, jobs=jobs, out=outdir, progress=not as_json)
+    if as_json:
+        summary = json.loads((outdir / "summary.json").read_text())
+        summary["report"] = str(res.report_path)
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:  # a pipe or a file: do not fold the table into 80 columns
+        console = Console(width=220)
+    main = st.summary_table(res)
+    if main is not None:
+        from tcplab.report.html import fmt_number
+
+        cells = [[fmt_number(v) for v in row] for row in main.display.itertuples(index=False)]
+        table = Table(title=main.title, title_justify="left")
+        for i, col in enumerate(main.display.columns):
+            widest = max((len(r[i]) for r in cells), default=1)
+            # numbers never wrap; a narrow terminal wraps the headings instead
+            table.add_column(str(col), justify="left" if i == 0 else "right", min_width=widest)
+        for r in cells:
+            table.add_row(*r)
+        console.print(table)
+    for f in res.findings:
+        mark = {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]info[/]"}[f.holds]
+        console.print(f"[{mark}] {f.claim}", highlight=False)
+    console.print(f"report: {res.report_path}", highlight=False, soft_wrap=True)
