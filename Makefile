@@ -6,7 +6,7 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-stamp
 OUT    ?= out/sarkar2022
 
-.PHONY: all venv build run test test-rust test-py bench lint fmt clean
+.PHONY: all venv build sysdeps run test test-rust test-py bench lint fmt clean
 
 all: build
 
@@ -18,15 +18,25 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Rebuild the Rust extension into the virtualenv (incremental).
+# Rebuild the Rust extension into the virtualenv, and the testbed forwarder (incremental).
 build: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
 	  $(VENV)/bin/maturin develop --release -q --skip-install
+	cargo build --release -q -p tcplab-netem
+
+# The testbed's system tools (network namespaces, offload switches). Installed with apt when
+# running as root on Debian and missing; otherwise the testbed tests skip and say why.
+sysdeps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	   ! (command -v ip && command -v ethtool && command -v sysctl) >/dev/null 2>&1; then \
+	  echo "installing iproute2 ethtool procps (testbed)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 ethtool procps >/dev/null; \
+	fi
 
 run: build
 	$(VENV)/bin/tcplab study sarkar2022 --out $(OUT)
 
-test: build test-rust test-py
+test: sysdeps build test-rust test-py
 
 test-rust:
 	cargo test --release -q --workspace --exclude tcplab-py

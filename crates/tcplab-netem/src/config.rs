@@ -85,11 +85,11 @@ pub struct ConfigFile {
     /// Pin the forwarder to this CPU.
     #[serde(default)]
     pub cpu: Option<usize>,
-    /// While running, hold /dev/cpu_dma_latency at this many microseconds (PM QoS): 0 keeps
-    /// idle CPUs polling instead of halting, so timer and packet wake-ups are not late by the
-    /// idle-exit latency (100-200 us in a VM). Machine-wide; released when the process exits.
+    /// Run under SCHED_FIFO at this priority (1..=99), so the endpoints' CPU use on a small
+    /// machine cannot delay departures by a scheduler slice (milliseconds). The spin before a
+    /// deadline is bounded, and the kernel's RT throttling keeps the CPU shared.
     #[serde(default)]
-    pub cpu_dma_latency_us: Option<i32>,
+    pub realtime_priority: Option<i32>,
 }
 
 fn default_drop_log_limit() -> usize {
@@ -275,7 +275,7 @@ pub struct Config {
     pub socket_buffer_bytes: usize,
     pub frame_buffer_bytes: usize,
     pub cpu: Option<usize>,
-    pub cpu_dma_latency_us: Option<i32>,
+    pub realtime_priority: Option<i32>,
 }
 
 /// Names of the two directions, in index order (0 = A to B, 1 = B to A).
@@ -410,6 +410,15 @@ impl ConfigFile {
                 "must be at least 1 byte (null = no clamp)",
             ));
         }
+        if let Some(p) = self.realtime_priority {
+            if !(1..=99).contains(&p) {
+                return Err(invalid(
+                    "realtime_priority",
+                    p,
+                    "must be a SCHED_FIFO priority in 1..=99 (null = normal scheduling)",
+                ));
+            }
+        }
         if let Some(p) = &self.pcap {
             if p.snaplen == 0 {
                 return Err(invalid("pcap.snaplen", 0, "must be at least 1"));
@@ -432,7 +441,7 @@ impl ConfigFile {
             socket_buffer_bytes: self.socket_buffer_bytes,
             frame_buffer_bytes: self.frame_buffer_bytes,
             cpu: self.cpu,
-            cpu_dma_latency_us: self.cpu_dma_latency_us,
+            realtime_priority: self.realtime_priority,
         })
     }
 

@@ -8,8 +8,11 @@
 //! 3. sleep until the next departure on an absolute-deadline timerfd, or until a port becomes
 //!    readable; for the last stretch before a departure, spin instead of sleeping, since a
 //!    wake-up from sleep comes late (100-200 us on a VM). The stretch is `busy_poll_ns` if set,
-//!    else adaptive: the largest timer overshoot of the last 64 wake-ups plus 20 us, within
-//!    [20 us, 2 ms].
+//!    else adaptive: the 90th percentile of the timer overshoot over the last 64 wake-ups plus
+//!    20 us, within [20 us, 500 us]. Spinning is suspended for the next 100 ms whenever it took
+//!    more than half of the last 100 ms: under continuous traffic the loop is awake anyway, and
+//!    a process that never sleeps would be throttled (SCHED_FIFO: 50 ms stalls per second) or
+//!    preempted for a whole scheduler slice.
 //!
 //! A frame's arrival time is the kernel's receive timestamp (SO_TIMESTAMPNS, taken when the
 //! sender's veth handed it over), not the time this process read it: the forwarder's own
@@ -42,9 +45,12 @@ const MAX_SLEEP_MS: i32 = 100;
 const RX_ROUNDS: usize = 8;
 /// Adaptive spin window bounds and margin.
 const SPIN_MIN_NS: u64 = 20_000;
-const SPIN_MAX_NS: u64 = 2_000_000;
+const SPIN_MAX_NS: u64 = 500_000;
 const SPIN_MARGIN_NS: u64 = 20_000;
 const OVERSHOOT_WINDOW: usize = 64;
+/// Spin-duty accounting period and the share of it spinning may take.
+const DUTY_PERIOD_NS: u64 = 100_000_000;
+const DUTY_MAX_SHARE: f64 = 0.5;
 
 struct Pkt {
     buf: Vec<u8>,
@@ -99,18 +105,66 @@ struct Spin {
     fixed: Option<u64>,
     overshoots: [u64; OVERSHOOT_WINDOW],
     next: usize,
+    /// Current window (recomputed at each timer wake-up).
+    window_ns: u64,
     max_overshoot_ns: u64,
     wakeups: u64,
+    /// Duty accounting: start of the period, time spun in it, start of the current spin.
+    period_start: u64,
+    spun_ns: u64,
+    spinning_since: Option<u64>,
+    /// Spinning suspended for this period (it took too much of the last one).
+    suspended: bool,
+    periods_suspended: u64,
 }
 
 impl Spin {
+    fn new(fixed: Option<u64>) -> Spin {
+        // Start cautious (a VM's wake-ups are late); the window adapts as it learns.
+        let initial = 200_000;
+        Spin {
+            fixed,
+            overshoots: [initial; OVERSHOOT_WINDOW],
+            next: 0,
+            window_ns: fixed.unwrap_or(initial + SPIN_MARGIN_NS),
+            max_overshoot_ns: 0,
+            wakeups: 0,
+            period_start: 0,
+            spun_ns: 0,
+            spinning_since: None,
+            suspended: false,
+            periods_suspended: 0,
+        }
+    }
+
     fn window(&self) -> u64 {
-        match self.fixed {
-            Some(ns) => ns,
-            None => {
-                let recent = self.overshoots.iter().copied().max().unwrap_or(0);
-                (recent + SPIN_MARGIN_NS).clamp(SPIN_MIN_NS, SPIN_MAX_NS)
+        if self.suspended {
+            0
+        } else {
+            self.window_ns
+        }
+    }
+
+    /// Called every loop turn with whether this turn spins.
+    fn account(&mut self, now: u64, spinning: bool) {
+        match (spinning, self.spinning_since) {
+            (true, None) => self.spinning_since = Some(now),
+            (false, Some(t)) => {
+                self.spun_ns += now.saturating_sub(t);
+                self.spinning_since = None;
             }
+            _ => {}
+        }
+        let elapsed = now.saturating_sub(self.period_start);
+        if elapsed >= DUTY_PERIOD_NS {
+            if let Some(t) = self.spinning_since {
+                self.spun_ns += now.saturating_sub(t);
+                self.spinning_since = Some(now);
+            }
+            self.suspended = self.spun_ns as f64 > DUTY_MAX_SHARE * elapsed as f64;
+            self.periods_suspended += u64::from(self.suspended);
+            self.period_start = now;
+            self.spun_ns = 0;
         }
     }
 
@@ -119,6 +173,11 @@ impl Spin {
         self.next = (self.next + 1) % OVERSHOOT_WINDOW;
         self.max_overshoot_ns = self.max_overshoot_ns.max(overshoot_ns);
         self.wakeups += 1;
+        if self.fixed.is_none() {
+            let mut recent = self.overshoots;
+            let (_, p90, _) = recent.select_nth_unstable(OVERSHOOT_WINDOW * 9 / 10);
+            self.window_ns = (*p90 + SPIN_MARGIN_NS).clamp(SPIN_MIN_NS, SPIN_MAX_NS);
+        }
     }
 }
 
@@ -173,14 +232,7 @@ impl Forwarder {
             last_arrival: [0; 2],
             real_minus_mono: sys::realtime_ns().saturating_sub(sys::monotonic_ns()),
             frames_without_timestamp: 0,
-            spin: Spin {
-                fixed: cfg.busy_poll_ns,
-                // Start cautious (a VM's wake-ups are late); the window shrinks as it learns.
-                overshoots: [200_000; OVERSHOOT_WINDOW],
-                next: 0,
-                max_overshoot_ns: 0,
-                wakeups: 0,
-            },
+            spin: Spin::new(cfg.busy_poll_ns),
             start_mono: sys::monotonic_ns(),
             start_real: sys::realtime_ns(),
             cfg,
@@ -217,9 +269,11 @@ impl Forwarder {
                 .min();
             let now = sys::monotonic_ns();
             let spin = self.spin.window();
+            let spinning = matches!(next, Some(t) if t <= now + spin);
+            self.spin.account(now, spinning);
             match next {
                 // Close to a departure: spin (the loop polls both ports without sleeping).
-                Some(t) if t <= now + spin => continue,
+                Some(_) if spinning => continue,
                 Some(t) => {
                     let wake = t - spin;
                     if wake != armed {
@@ -484,6 +538,7 @@ impl Forwarder {
                 "busy_poll_ns": self.cfg.busy_poll_ns,
                 "spin_window_ns": self.spin.window(),
                 "timer_wakeups": self.spin.wakeups,
+                "spin_periods_suspended": self.spin.periods_suspended,
                 "max_timer_overshoot_ns": self.spin.max_overshoot_ns,
                 "frames_without_timestamp": self.frames_without_timestamp,
             },
@@ -493,5 +548,39 @@ impl Forwarder {
             "drops_unlogged": self.drops_unlogged,
             "pcap": pcap,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adaptive_spin_window_follows_the_timer_overshoot() {
+        let mut s = Spin::new(None);
+        assert_eq!(s.window(), 220_000);
+        for _ in 0..OVERSHOOT_WINDOW {
+            s.record(50_000);
+        }
+        assert_eq!(s.window(), 70_000);
+        for _ in 0..OVERSHOOT_WINDOW {
+            s.record(0);
+        }
+        assert_eq!(s.window(), SPIN_MIN_NS);
+        let mut f = Spin::new(Some(5_000));
+        f.record(1_000_000);
+        assert_eq!(f.window(), 5_000);
+    }
+
+    #[test]
+    fn spinning_is_suspended_after_a_period_mostly_spent_spinning() {
+        let mut s = Spin::new(None);
+        s.account(0, true);
+        s.account(DUTY_PERIOD_NS, true); // spun the whole period
+        assert_eq!(s.window(), 0);
+        s.account(DUTY_PERIOD_NS + 1, false);
+        s.account(2 * DUTY_PERIOD_NS + 2, false); // a quiet period
+        assert!(s.window() > 0);
+        assert_eq!(s.periods_suspended, 1);
     }
 }

@@ -87,16 +87,11 @@ fn main() -> ExitCode {
     if let Err(e) = sys::set_timer_slack_ns(1) {
         eprintln!("tcplab-netem: warning: timer slack unchanged: {e}");
     }
-    let _qos = match cfg.cpu_dma_latency_us {
-        Some(us) => match sys::hold_cpu_dma_latency(us) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                eprintln!("tcplab-netem: warning: /dev/cpu_dma_latency not held: {e}");
-                None
-            }
-        },
-        None => None,
-    };
+    if let Some(prio) = cfg.realtime_priority {
+        if let Err(e) = sys::set_realtime(prio) {
+            eprintln!("tcplab-netem: warning: SCHED_FIFO {prio} refused: {e}");
+        }
+    }
     if let Some(cpu) = cfg.cpu {
         if let Err(e) = sys::pin_to_cpu(cpu) {
             eprintln!("tcplab-netem: warning: cannot pin to CPU {cpu}: {e}");

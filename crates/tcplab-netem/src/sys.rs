@@ -62,6 +62,14 @@ pub fn set_timer_slack_ns(ns: u64) -> io::Result<()> {
     cvt(unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) }).map(drop)
 }
 
+pub fn set_realtime(priority: i32) -> io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: valid policy and parameter for this process.
+    cvt(unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) }).map(drop)
+}
+
 pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size.
     unsafe {
@@ -74,17 +82,6 @@ pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
         ))
         .map(drop)
     }
-}
-
-/// Ask for at most `us` microseconds of CPU wake-up latency for as long as the returned file
-/// stays open (the kernel's PM QoS interface, Documentation/power/pm_qos_interface.rst).
-pub fn hold_cpu_dma_latency(us: i32) -> io::Result<std::fs::File> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/cpu_dma_latency")?;
-    f.write_all(&us.to_ne_bytes())?;
-    Ok(f)
 }
 
 /// Per-frame result of a batched receive.
