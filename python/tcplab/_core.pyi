@@ -35,6 +35,9 @@ def validate(scenario_json: str) -> str:
 def validate_toml(scenario_toml: str) -> str:
     """Like `validate`, for TOML text."""
 
+def describe(scenario_json: str) -> str:
+    """The resolved scenario (profile defaults applied, data and ACK paths hop by hop), as JSON."""
+
 def run(scenario_json: str) -> tuple[str, Tables]:
     """Run one scenario with the GIL released; return (summary JSON, tables)."""
 

@@ -115,6 +115,12 @@ class Scenario:
         """The scenario as JSON text (`normalized` as in `to_dict`)."""
         return json.dumps(self.to_dict(normalized=normalized), indent=2)
 
+    def describe(self) -> dict[str, Any]:
+        """The resolved scenario: each application's TCP settings after the profile is applied,
+        and its data and ACK paths hop by hop (rate, delay, framing, queue, error model), in SI
+        units. The analytic models and `tcplab model --scenario` read their inputs from it."""
+        return json.loads(_core.describe(json.dumps(self._data)))
+
     @property
     def seed(self) -> int:
         """The seed the scenario runs with (run.seed, or the core's default)."""

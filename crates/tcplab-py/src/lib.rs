@@ -302,6 +302,21 @@ fn validate_toml(py: Python<'_>, scenario_toml: &str) -> PyResult<String> {
     })
 }
 
+/// The resolved scenario (profile defaults applied, data and ACK paths hop by hop) as JSON text.
+#[pyfunction]
+fn describe(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    guarded_py(py, || {
+        let owned = scenario_json.to_owned();
+        py.allow_threads(|| {
+            guarded(|| {
+                let sc = Scenario::from_json_str(&owned)?;
+                Ok(tcplab_sim::describe::describe(&sc)?.to_string())
+            })
+        })
+        .map_err(|e| sim_error_to_py(py, &e))
+    })
+}
+
 /// Run one scenario (JSON text) with the GIL released. Returns `(summary_json, tables)`.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple>> {
@@ -395,6 +410,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab_sim::VERSION)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -33,8 +33,14 @@ pub enum TimerKind {
     DelAck = 1,
     Persist = 2,
     Read = 3,
+    /// The loss-recovery plug-in's reordering timer (RACK, RFC 8985 section 6.2 step 5).
+    Reorder = 4,
+    /// The loss-recovery plug-in's probe timer (TLP's PTO, RFC 8985 section 7.2).
+    Probe = 5,
+    /// The pacing release time of the next segment (congestion controls that pace, e.g. BBR).
+    Pace = 6,
 }
-pub const N_TIMERS: usize = 4;
+pub const N_TIMERS: usize = 7;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {

@@ -5,6 +5,7 @@
 //! ([`rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run with [`run`], which
 //! returns a JSON summary and columnar tables ([`output::SimOutput`]).
 
+pub mod describe;
 pub mod engine;
 pub mod error;
 pub mod link;
@@ -16,6 +17,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod topology;
 pub mod trace;
 pub mod units;
 

@@ -60,6 +60,15 @@ pub enum AppKind {
     Ftp { size: u64, request_size: u64 },
     /// The client sends `size` bytes (None: forever) to the server.
     Bulk { size: Option<u64> },
+    /// Constant bit rate over TCP: the client's application writes `packet_size` bytes every
+    /// `interval` from its start until `stop` (or the end of the run). When TCP is slower than
+    /// the application, the unsent backlog grows in the sender's buffer (which is unbounded for
+    /// the application: writes never block or drop).
+    Cbr {
+        packet_size: u64,
+        interval: Dur,
+        stop: Option<Dur>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -247,6 +256,14 @@ pub const PROFILES: &[(&str, &str)] = &[
         "rfc",
         "RFC defaults: RFC 5681 Reno with byte counting and IW per its formula, RFC 6298 RTO (1 s initial and min, 60 s max), RFC 3042 limited transmit, RFC 1122 delayed ACK, Nagle",
     ),
+    (
+        "linux",
+        "Linux defaults: IW10, RTO 1 s initial, 200 ms min, 120 s max, SACK, timestamps, window scaling, CUBIC, RACK-TLP, PRR, 40 ms delayed ACK, 128 KiB receive buffer",
+    ),
+    (
+        "ns2",
+        "ns-2.35 Agent/TCP + TCPSink defaults: 1000-byte packets, window 20, IW 2, Tahoe, no delayed ACK, RTO 3 s initial, 0.2 s min, 60 s max, 10 ms tick",
+    ),
 ];
 
 /// RFC 5681 section 3.1 initial window for a given SMSS.
@@ -294,7 +311,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             timestamps: false,
             sack: false,
             congestion_control: "reno".into(),
-            loss_recovery: "rfc5681".into(),
+            loss_recovery: "dupack".into(),
+            prr: false,
             rcv_read_rate: None,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
@@ -327,7 +345,122 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             timestamps: false,
             sack: false,
             congestion_control: "reno".into(),
-            loss_recovery: "rfc5681".into(),
+            loss_recovery: "dupack".into(),
+            prr: false,
+            rcv_read_rate: None,
+        }),
+        // Linux (6.x) defaults; the source of each value is on its line.
+        "linux" => Ok(TcpConfig {
+            // 1500-byte MTU; with timestamps a segment carries 1448 bytes (RFC 7323 options).
+            mss: 1460,
+            // net.ipv4.tcp_rmem default 131072 (4096 131072 6291456 since Linux 4.20,
+            // Documentation/networking/ip-sysctl.rst); autotuning is not modelled.
+            rcv_buf: 131_072,
+            // net.ipv4.tcp_wmem autotuning: the send buffer does not limit the sender here.
+            snd_buf: unlimited,
+            // TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928).
+            initial_cwnd: 10,
+            // TCP_INFINITE_SSTHRESH.
+            initial_ssthresh: unlimited,
+            // tcp_cong_avoid_ai: +1 segment once a window's worth of segments is acknowledged.
+            ca_rule: CaRule::ByteCounting,
+            // tcp_slow_start: cwnd += segments acknowledged, no per-ACK limit but ssthresh
+            // (64 is the largest limit allowed here).
+            abc_limit: 64,
+            delayed_ack: true,
+            // TCP_DELACK_MIN = HZ/25 = 40 ms, where the ACK timeout (ATO) starts.
+            delack_max: Dur::from_millis(40),
+            // __tcp_ack_snd_check: ACK at once when more than one full segment is unacknowledged.
+            delack_segments: 2,
+            // net.ipv4.tcp_reordering = 3.
+            dupthresh: 3,
+            // Linux counts SACKed and duplicate-ACKed segments out of the pipe before
+            // recovery (the effect of RFC 3042).
+            limited_transmit: true,
+            rto: RtoConfig {
+                // TCP_TIMEOUT_INIT = 1 s (RFC 6298).
+                initial: Dur::from_secs(1),
+                // TCP_RTO_MIN = HZ/5 = 200 ms.
+                min: Dur::from_millis(200),
+                // TCP_RTO_MAX = 120 s.
+                max: Dur::from_secs(120),
+                // tcp_rtt_estimator/tcp_set_rto: RTO = SRTT + max(4 RTTVAR, TCP_RTO_MIN), i.e.
+                // RFC 6298's formula with G = 200 ms.
+                granularity: Dur::from_millis(200),
+                // tcp_rtt_estimator: gains 1/8 and 1/4, K = 4.
+                alpha: 0.125,
+                beta: 0.25,
+                k: 4.0,
+            },
+            // net.ipv4.tcp_retries2 = 15.
+            max_retries: 15,
+            // Nagle on unless TCP_NODELAY.
+            nagle: true,
+            // net.ipv4.tcp_window_scaling, tcp_timestamps, tcp_sack = 1.
+            window_scaling: true,
+            timestamps: true,
+            sack: true,
+            // Default congestion control since 2.6.19.
+            congestion_control: "cubic".into(),
+            // net.ipv4.tcp_recovery = 1 (RACK) and tcp_early_retrans = 3 (TLP).
+            loss_recovery: "rack-tlp".into(),
+            // PRR in tcp_cwnd_reduction since Linux 3.2.
+            prr: true,
+            rcv_read_rate: None,
+        }),
+        // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
+        // an Agent/TCPSink receiver.
+        "ns2" => Ok(TcpConfig {
+            // packetSize_ 1000: payload bytes per packet.
+            mss: 1000,
+            // window_ 20: the bound on the window the receiver advertises, in packets.
+            rcv_buf: 20_000,
+            snd_buf: unlimited,
+            // windowInit_ 2 (default changed on 2001/5/26).
+            initial_cwnd: 2,
+            // TcpAgent::reset(): ssthresh_ = wnd_ (window_, 20 packets).
+            initial_ssthresh: 20_000,
+            // windowOption_ 1, increase_num_ 1.0: cwnd += 1/cwnd packets per ACK.
+            ca_rule: CaRule::PerAck,
+            // Slow start opens cwnd by one packet per ACK.
+            abc_limit: 1,
+            // Agent/TCPSink ACKs every packet (Agent/TCPSink/DelAck would delay).
+            delayed_ack: false,
+            // Agent/TCPSink/DelAck interval_ 100ms, used if delayed_ack is switched on.
+            delack_max: Dur::from_millis(100),
+            delack_segments: 2,
+            // numdupacks_ 3.
+            dupthresh: 3,
+            // singledup_ 1 (default changed on 2001/11/28): one new packet on each of the
+            // first duplicate ACKs, RFC 3042 limited transmit.
+            limited_transmit: true,
+            rto: RtoConfig {
+                // rtxcur_init_ 3.0 (default changed on 2006/01/21).
+                initial: Dur::from_secs(3),
+                // minrto_ 0.2 (200 ms since 2004/10/14; 1 s in older releases).
+                min: Dur::from_millis(200),
+                // maxrto_ 60 (changed on 2007/03/28 "to reflect RFC2988"; older: 64).
+                max: Dur::from_secs(60),
+                // tcpTick_ 0.01 (default changed on 2002/03/07).
+                granularity: Dur::from_millis(10),
+                // T_SRTT_BITS 3, T_RTTVAR_BITS 2, rttvar_exp_ 2: gains 1/8, 1/4 and K = 4.
+                alpha: 0.125,
+                beta: 0.25,
+                k: 4.0,
+            },
+            // ns-2 never gives up; 100 is the largest limit allowed here.
+            max_retries: 100,
+            // The agents send whole packets.
+            nagle: false,
+            window_scaling: false,
+            // timestamps_ false.
+            timestamps: false,
+            // Agent/TCP has no SACK (the `sack` variant is Agent/TCP/Sack1).
+            sack: false,
+            // Agent/TCP is Tahoe.
+            congestion_control: "tahoe".into(),
+            loss_recovery: "dupack".into(),
+            prr: false,
             rcv_read_rate: None,
         }),
         other => Err(SimError::invalid(
@@ -370,13 +503,24 @@ const TCP_KEYS: &[&str] = &[
     "congestion_control",
     "loss_recovery",
     "variant",
+    "prr",
     "rcv_read_rate",
 ];
 
-/// Classic variant names and the (congestion control, loss recovery) pair each stands for.
+/// The classic variant names `[tcp] variant` accepts.
+pub const CLASSIC_VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack"];
+
+/// Classic variant names and the (congestion control, loss recovery) pair each stands for (seed
+/// 001's decomposition): Tahoe and Reno recover by duplicate ACKs alone, NewReno by partial
+/// ACKs (RFC 6582), and SACK is ns-2's `Agent/TCP/Sack1` (tcp-sack1.cc), whose fast recovery
+/// halves cwnd once and ends only when the ACK reaches `recover_`, like NewReno's, with
+/// SACK-based retransmissions: NewReno congestion control with RFC 6675 recovery.
 pub fn classic_variant(name: &str) -> Option<(&'static str, &'static str)> {
     match name {
-        "reno" => Some(("reno", "rfc5681")),
+        "tahoe" => Some(("tahoe", "dupack")),
+        "reno" => Some(("reno", "dupack")),
+        "newreno" => Some(("newreno", "newreno")),
+        "sack" => Some(("newreno", "sack")),
         _ => None,
     }
 }
@@ -532,9 +676,16 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     if let Some(v) = get_bool(m, path, "sack")? {
         c.sack = v;
     }
+    if let Some(v) = get_bool(m, path, "prr")? {
+        c.prr = v;
+    }
     if let Some(v) = get_str(m, path, "variant")? {
         let (cc, lr) = classic_variant(&v).ok_or_else(|| {
-            SimError::invalid(join(path, "variant"), format!("{v:?}"), "one of: reno")
+            SimError::invalid(
+                join(path, "variant"),
+                format!("{v:?}"),
+                format!("one of: {}", CLASSIC_VARIANTS.join(", ")),
+            )
         })?;
         c.congestion_control = cc.into();
         c.loss_recovery = lr.into();
@@ -989,7 +1140,7 @@ impl Scenario {
         let mut apps = Vec::new();
         let av = root.get("apps").ok_or_else(|| SimError::MissingField {
             field: "apps".into(),
-            allowed: "a list of [[apps]] (kind = \"ftp\" or \"bulk\")".into(),
+            allowed: "a list of [[apps]] (kind = \"ftp\", \"bulk\" or \"cbr\")".into(),
         })?;
         let aarr = av
             .as_array()
@@ -1007,11 +1158,19 @@ impl Scenario {
                     "server",
                     "size",
                     "request_size",
+                    "packet_size",
+                    "interval",
                     "start",
+                    "stop",
                     "tcp",
                 ],
             )?;
-            let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", "\"ftp\" or \"bulk\"")?;
+            let kind_s = required(
+                get_str(m, &p, "kind")?,
+                &p,
+                "kind",
+                "\"ftp\", \"bulk\" or \"cbr\"",
+            )?;
             let cname = required(
                 get_str(m, &p, "client")?,
                 &p,
@@ -1044,6 +1203,20 @@ impl Scenario {
             }
             let kind = match kind_s.as_str() {
                 "ftp" => {
+                    keys_ok(
+                        m,
+                        &p,
+                        &[
+                            "name",
+                            "kind",
+                            "client",
+                            "server",
+                            "size",
+                            "request_size",
+                            "start",
+                            "tcp",
+                        ],
+                    )?;
                     let size = required(
                         get_size(m, &p, "size")?,
                         &p,
@@ -1061,21 +1234,68 @@ impl Scenario {
                     AppKind::Ftp { size, request_size }
                 }
                 "bulk" => {
-                    if m.contains_key("request_size") {
-                        return Err(SimError::UnknownField {
-                            field: join(&p, "request_size"),
-                            allowed: "name, kind, client, server, size, start, tcp".into(),
-                        });
-                    }
+                    keys_ok(
+                        m,
+                        &p,
+                        &["name", "kind", "client", "server", "size", "start", "tcp"],
+                    )?;
                     AppKind::Bulk {
                         size: get_size(m, &p, "size")?,
+                    }
+                }
+                "cbr" => {
+                    keys_ok(
+                        m,
+                        &p,
+                        &[
+                            "name",
+                            "kind",
+                            "client",
+                            "server",
+                            "packet_size",
+                            "interval",
+                            "start",
+                            "stop",
+                            "tcp",
+                        ],
+                    )?;
+                    let packet_size = required(
+                        get_size(m, &p, "packet_size")?,
+                        &p,
+                        "packet_size",
+                        "bytes the application writes each interval, e.g. 1460",
+                    )?;
+                    if packet_size == 0 {
+                        return Err(SimError::invalid(
+                            join(&p, "packet_size"),
+                            0,
+                            "at least 1 byte",
+                        ));
+                    }
+                    let interval = required(
+                        get_dur(m, &p, "interval")?,
+                        &p,
+                        "interval",
+                        "the time between writes, e.g. \"1168us\"",
+                    )?;
+                    if interval.0 == 0 {
+                        return Err(SimError::invalid(
+                            join(&p, "interval"),
+                            "0s",
+                            "a positive duration",
+                        ));
+                    }
+                    AppKind::Cbr {
+                        packet_size,
+                        interval,
+                        stop: get_dur(m, &p, "stop")?,
                     }
                 }
                 other => {
                     return Err(SimError::invalid(
                         join(&p, "kind"),
                         format!("{other:?}"),
-                        "\"ftp\" or \"bulk\"",
+                        "\"ftp\", \"bulk\" or \"cbr\"",
                     ))
                 }
             };

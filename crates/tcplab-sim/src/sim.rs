@@ -10,12 +10,11 @@ use crate::loss::ErrorModel;
 use crate::output::SimOutput;
 use crate::packet::Packet;
 use crate::rng::stream;
-use crate::scenario::{AppKind, NodeKind, Scenario};
+use crate::scenario::{AppKind, Scenario};
 use crate::tcp::{cc, recovery, Ctx, Endpoint};
 use crate::time::SimTime;
+use crate::topology::{self, NO_ROUTE};
 use crate::trace::{ConnTrace, EventLog, PacketLog, TraceRow};
-
-const NO_ROUTE: u32 = u32::MAX;
 
 struct NodeRt {
     /// Outgoing link direction towards each destination node.
@@ -28,8 +27,12 @@ struct AppRt {
     responded: bool,
     done_at: Option<SimTime>,
     client_closed: bool,
-    /// Which end sends the bulk of the data (1: server for FTP, 0: client for bulk).
+    /// Which end sends the bulk of the data (1: server for FTP, 0: client for bulk and CBR).
     sender: u8,
+    /// Bytes the application has written (CBR).
+    offered: u64,
+    /// Largest unsent-or-unacknowledged backlog seen at a CBR write.
+    max_backlog: u64,
 }
 
 pub struct Sim<'s> {
@@ -73,37 +76,10 @@ impl<'s> Sim<'s> {
                 ));
             }
         }
-        // Static routes: breadth-first search from every node, links in scenario order, so the
-        // shortest path (in hops) is taken and ties go to the link listed first.
-        let n = sc.nodes.len();
-        let mut adj: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
-        for (i, d) in dirs.iter().enumerate() {
-            adj[d.from as usize].push((d.to as usize, i as u32));
-        }
-        let mut nodes = Vec::with_capacity(n);
-        for s in 0..n {
-            let mut route = vec![NO_ROUTE; n];
-            let mut seen = vec![false; n];
-            seen[s] = true;
-            let mut frontier: std::collections::VecDeque<(usize, u32)> =
-                adj[s].iter().copied().collect();
-            while let Some((v, first)) = frontier.pop_front() {
-                if seen[v] {
-                    continue;
-                }
-                seen[v] = true;
-                route[v] = first;
-                // Routers forward; hosts do not carry transit traffic.
-                if sc.nodes[v].kind == NodeKind::Router {
-                    for &(w, _) in &adj[v] {
-                        if !seen[w] {
-                            frontier.push_back((w, first));
-                        }
-                    }
-                }
-            }
-            nodes.push(NodeRt { route });
-        }
+        let nodes: Vec<NodeRt> = topology::routes(sc)
+            .into_iter()
+            .map(|route| NodeRt { route })
+            .collect();
         let mut conns = Vec::new();
         let mut apps = Vec::new();
         for (i, a) in sc.apps.iter().enumerate() {
@@ -154,7 +130,7 @@ impl<'s> Sim<'s> {
             conns.push([mk(0, a.client, a.server)?, server]);
             let sender = match a.kind {
                 AppKind::Ftp { .. } => 1,
-                AppKind::Bulk { .. } => 0,
+                AppKind::Bulk { .. } | AppKind::Cbr { .. } => 0,
             };
             apps.push(AppRt {
                 conn,
@@ -163,6 +139,8 @@ impl<'s> Sim<'s> {
                 done_at: None,
                 client_closed: false,
                 sender,
+                offered: 0,
+                max_backlog: 0,
             });
         }
         let out = &sc.output;
@@ -210,7 +188,7 @@ impl<'s> Sim<'s> {
                 Event::LinkDeliver { dir } => self.on_deliver(dir as usize),
                 Event::Timer { .. } => {}
                 Event::AppStart { app } => self.start_app(app as usize),
-                Event::AppTick { .. } => {}
+                Event::AppTick { app } => self.on_app_tick(app as usize),
                 Event::Sample => self.on_sample(),
                 Event::Stop => {
                     self.stopped_by_time = true;
@@ -346,8 +324,49 @@ impl<'s> Sim<'s> {
                     client.app_close(&mut ctx);
                 }
             }
+            AppKind::Cbr { .. } => {
+                ctx.q.schedule(now, Event::AppTick { app: app as u32 });
+            }
         }
         client.connect(&mut ctx);
+        self.after(conn);
+    }
+
+    /// A CBR application writes one packet, and schedules the next write.
+    fn on_app_tick(&mut self, app: usize) {
+        let AppKind::Cbr {
+            packet_size,
+            interval,
+            stop,
+        } = self.sc.apps[app].kind
+        else {
+            return;
+        };
+        let now = self.now();
+        let conn = self.apps[app].conn as usize;
+        let started = self.apps[app].started.unwrap_or(SimTime::ZERO);
+        let mut ctx = Ctx {
+            now,
+            q: &mut self.q,
+            out: &mut self.out,
+            next_uid: &mut self.uid,
+            events: self.events.as_mut(),
+            packets: self.packets.as_mut(),
+        };
+        let client = &mut self.conns[conn][0];
+        if stop.is_some_and(|d| now >= started + d) {
+            if !self.apps[app].client_closed {
+                self.apps[app].client_closed = true;
+                client.app_close(&mut ctx);
+            }
+        } else {
+            client.app_write(Some(packet_size), &mut ctx);
+            let rt = &mut self.apps[app];
+            rt.offered += packet_size;
+            rt.max_backlog = rt.max_backlog.max(client.unacked_app_bytes());
+            self.q
+                .schedule(now + interval, Event::AppTick { app: app as u32 });
+        }
         self.after(conn);
     }
 
@@ -380,6 +399,13 @@ impl<'s> Sim<'s> {
                 if client.peer_fin && !rt.client_closed {
                     rt.client_closed = true;
                     client.app_close(&mut ctx);
+                }
+            }
+            AppKind::Cbr { .. } => {
+                if server.peer_fin && !rt.responded {
+                    rt.responded = true;
+                    rt.done_at = Some(server.last_delivery);
+                    server.app_close(&mut ctx);
                 }
             }
             AppKind::Bulk { size } => {
@@ -553,6 +579,7 @@ impl<'s> Sim<'s> {
                 let (kind, bytes) = match a.kind {
                     AppKind::Ftp { size, .. } => ("ftp", Some(size)),
                     AppKind::Bulk { size } => ("bulk", size),
+                    AppKind::Cbr { .. } => ("cbr", None),
                 };
                 let start = rt.started.map(|t| t.as_secs_f64());
                 let resp = match (rt.started, rt.done_at) {
@@ -577,6 +604,8 @@ impl<'s> Sim<'s> {
                     "completed": rt.done_at.is_some(),
                     "response_time_s": resp,
                     "throughput_Bps": goodput,
+                    "offered_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.offered),
+                    "max_backlog_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.max_backlog),
                 })
             })
             .collect();

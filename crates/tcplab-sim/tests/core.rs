@@ -420,3 +420,69 @@ fn bad_input_gives_clear_errors() {
     let e = run(&sc).unwrap_err();
     assert_eq!(e.kind(), "topology");
 }
+
+/// CBR over TCP (seed 002's setup): the application offers 10 Mbit/s (1460 B every 1168 us),
+/// TCP is held to rwnd / RTT by a 65535-byte window, and the unsent backlog grows.
+#[test]
+fn cbr_over_tcp_is_window_limited_and_its_backlog_grows() {
+    let toml = r#"
+[run]
+stop_time = "60s"
+[tcp]
+profile = "rfc"
+rcv_buf = 65535
+delayed_ack = false
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "r1"
+kind = "router"
+[[nodes]]
+name = "r2"
+kind = "router"
+[[nodes]]
+name = "b"
+[[links]]
+a = "a"
+b = "r1"
+rate = "10Mbps"
+delay = "0.1ms"
+[[links]]
+a = "r1"
+b = "r2"
+rate = "10Mbps"
+delay = "50ms"
+[[links]]
+a = "r2"
+b = "b"
+rate = "10Mbps"
+delay = "0.1ms"
+[[apps]]
+kind = "cbr"
+client = "a"
+server = "b"
+packet_size = 1460
+interval = "1168us"
+"#;
+    let out = run_toml(toml);
+    let s = &out.summary;
+    // Writes at 0, 1168 us, ... up to the 60 s stop: 51370 writes of 1460 bytes.
+    let writes = (60.0f64 / 1168e-6).floor() + 1.0;
+    assert_eq!(num(s, "apps.0.offered_bytes"), writes * 1460.0);
+    // RTT: 2 x 50.2 ms of propagation, a 1538-byte frame serialised on 3 hops (1.2304 ms each)
+    // and a 78-byte ACK frame on 3 hops (0.0672 ms each).
+    let rtt = 2.0 * 0.0502 + 3.0 * 1538.0 * 8.0 / 10e6 + 3.0 * 84.0 * 8.0 / 10e6;
+    let limit = 65535.0 / rtt;
+    let got = num(s, "apps.0.throughput_Bps");
+    assert!(
+        (got / limit - 1.0).abs() < 0.05,
+        "throughput {got} vs rwnd/RTT {limit}"
+    );
+    // The application offered 1.25 MB/s; TCP carried about half, the rest waits.
+    assert!(
+        num(s, "apps.0.max_backlog_bytes") > 30e6,
+        "{}",
+        get(s, "apps.0.max_backlog_bytes")
+    );
+    assert_eq!(num(s, "connections.0.client.retransmissions"), 0.0);
+}

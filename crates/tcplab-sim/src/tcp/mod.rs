@@ -13,6 +13,13 @@
 //! - no urgent data, no RST generation for unknown connections, no simultaneous open;
 //! - a zero-window probe is one byte of new data sent beyond the window; the RTO timer
 //!   retransmits it with back-off, which is the persist timer's behaviour.
+//!
+//! Around the plug-ins (`cc`, `recovery`) the sender also keeps: the delivery-rate state of
+//! draft-cheng-iccrg-delivery-rate-estimation (a rate sample per ACK, for BBR); a per-ACK RTT
+//! sample from the most recently sent segment an ACK delivers (for delay-based congestion
+//! control); pacing at the congestion control's rate (`TimerKind::Pace`); the plug-ins' RACK
+//! reordering and TLP probe timers (`TimerKind::Reorder`, `TimerKind::Probe`); and RFC 6937 PRR
+//! when `TcpConfig::prr` is set (`recovery/prr.rs`).
 
 pub mod cc;
 pub mod recovery;
@@ -24,10 +31,11 @@ use crate::packet::{Packet, SackBlock, ACK, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::time::{Dur, SimTime};
 use crate::trace::{EventLog, PacketLog};
 
-use cc::{AckEvent, CaRule, CcState, CongestionControl, RecoveryStyle};
-use recovery::{LossRecovery, SenderView};
+use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle};
+use recovery::prr::Prr;
+use recovery::{AckInfo, LossRecovery, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
-use scoreboard::{Scoreboard, Seg};
+use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
 
 /// Everything a stack profile sets. Profiles fill it; scenarios override fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +65,9 @@ pub struct TcpConfig {
     pub sack: bool,
     pub congestion_control: String,
     pub loss_recovery: String,
+    /// RFC 6937 proportional rate reduction during fast recovery, with any loss recovery
+    /// (`recovery/prr.rs` has the semantics).
+    pub prr: bool,
     /// Receiving application's read rate in bytes/s (None: reads at once).
     pub rcv_read_rate: Option<f64>,
 }
@@ -171,6 +182,23 @@ pub struct Endpoint {
     pub in_recovery: bool,
     recover: Option<u64>,
     recovery_credits: u64,
+    /// After a timeout (or a Tahoe fast retransmit, which ns-2 treats alike) until the
+    /// cumulative ACK passes `recover`: no fast recovery may start (RFC 6582 section 3.2 step 2,
+    /// RFC 6675 section 5.1).
+    rto_recovery: bool,
+    prr: Option<Prr>,
+    /// Without SACK: bytes PRR counted as delivered by duplicate ACKs (RFC 6937 section 3).
+    prr_dup: u64,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
+    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited.
+    rs_delivered: u64,
+    rs_delivered_time: SimTime,
+    rs_first_sent_time: SimTime,
+    rs_app_limited: u64,
+    /// Pacing: the earliest time the next segment may leave.
+    next_send_at: SimTime,
+    /// The RTO estimator's sample taken from the ACK being processed.
+    ack_rtt: Option<Dur>,
     limited_transmit_room: u64,
     rtt_timing: Option<(u64, SimTime)>,
     retries: u32,
@@ -261,6 +289,15 @@ impl Endpoint {
             in_recovery: false,
             recover: None,
             recovery_credits: 0,
+            rto_recovery: false,
+            prr: None,
+            prr_dup: 0,
+            rs_delivered: 0,
+            rs_delivered_time: SimTime::ZERO,
+            rs_first_sent_time: SimTime::ZERO,
+            rs_app_limited: 0,
+            next_send_at: SimTime::ZERO,
+            ack_rtt: None,
             limited_transmit_room: 0,
             rtt_timing: None,
             retries: 0,
@@ -479,6 +516,42 @@ impl Endpoint {
         p.tx_count = tx_count;
         self.emit(p, ctx);
         self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(end - start);
+        }
+        if let Some(rate) = self.cc.pacing_rate(&self.ccs) {
+            // The next segment leaves no earlier than this one's size (payload and 40 bytes of
+            // headers) at the pacing rate.
+            let gap = Dur::from_secs_f64((len as f64 + 40.0) / rate.max(1.0));
+            self.next_send_at = self.next_send_at.max(ctx.now) + gap;
+        }
+    }
+
+    /// With a pacing congestion control, whether the next segment must wait; if so the pacing
+    /// timer is armed for its release time.
+    fn paced(&mut self, ctx: &mut Ctx) -> bool {
+        if ctx.now >= self.next_send_at || self.cc.pacing_rate(&self.ccs).is_none() {
+            return false;
+        }
+        let at = self.next_send_at;
+        if self.timers[TimerKind::Pace as usize].deadline != Some(at) {
+            self.arm(TimerKind::Pace, at, ctx);
+        }
+        true
+    }
+
+    /// Delivery-rate state recorded with a (re)transmission now (draft-cheng section 3.2).
+    fn tx_stamp(&mut self, now: SimTime) -> TxStamp {
+        if self.sb.rfc6675_pipe() == 0 {
+            self.rs_first_sent_time = now;
+            self.rs_delivered_time = now;
+        }
+        TxStamp {
+            delivered: self.rs_delivered,
+            delivered_time: self.rs_delivered_time,
+            first_sent_time: self.rs_first_sent_time,
+            app_limited: self.rs_app_limited != 0,
+        }
     }
 
     // ------------------------------------------------------------------ timers
@@ -522,7 +595,22 @@ impl Endpoint {
             return false;
         }
         match kind {
-            TimerKind::Rto => self.on_rto(ctx),
+            TimerKind::Rto => {
+                // A loss probe due now takes the timeout's place (RFC 8985 section 7.2 caps the
+                // PTO at the RTO's expiry): send the probe, which re-arms the RTO.
+                if self.timers[TimerKind::Probe as usize]
+                    .deadline
+                    .is_some_and(|t| t <= ctx.now)
+                {
+                    self.timers[TimerKind::Probe as usize].cancel();
+                    self.on_probe(ctx);
+                } else {
+                    self.on_rto(ctx);
+                }
+            }
+            TimerKind::Reorder => self.on_reorder_timer(ctx),
+            TimerKind::Probe => self.on_probe(ctx),
+            TimerKind::Pace => self.try_send(ctx),
             TimerKind::DelAck => {
                 if self.rcv_nxt > self.last_ack_sent || self.delack_count > 0 {
                     self.send_ack(ctx);
@@ -531,7 +619,80 @@ impl Endpoint {
             TimerKind::Persist => self.try_send(ctx),
             TimerKind::Read => self.on_read_timer(ctx),
         }
+        self.sync_rec_timers(ctx);
         true
+    }
+
+    /// Make the engine's reordering and probe timers follow the loss-recovery plug-in's.
+    fn sync_rec_timers(&mut self, ctx: &mut Ctx) {
+        if self.aborted {
+            return;
+        }
+        for (kind, want) in [
+            (TimerKind::Reorder, self.rec.reorder_deadline()),
+            (TimerKind::Probe, self.rec.probe_deadline()),
+        ] {
+            if self.timers[kind as usize].deadline != want {
+                match want {
+                    Some(t) => self.arm(kind, t.max(ctx.now), ctx),
+                    None => self.timers[kind as usize].cancel(),
+                }
+            }
+        }
+    }
+
+    /// RACK's reordering timer fired (RFC 8985 section 6.2 step 5): detect losses again.
+    fn on_reorder_timer(&mut self, ctx: &mut Ctx) {
+        if !self.can_send_data() || self.flight() == 0 {
+            return;
+        }
+        let v = self.view(ctx.now);
+        let verdict = self.rec.on_reorder_timer(&v, &mut self.sb);
+        if verdict.loss && !self.in_recovery {
+            self.try_enter_recovery(ctx);
+        }
+        self.try_send(ctx);
+    }
+
+    /// TLP's probe timeout fired (RFC 8985 section 7.3): send one segment of new data if the
+    /// receiver's window allows (cwnd is not consulted), else the highest-sequence segment
+    /// again; then re-arm the RTO.
+    fn on_probe(&mut self, ctx: &mut Ctx) {
+        if !self.can_send_data() || self.flight() == 0 {
+            return;
+        }
+        let v = self.view(ctx.now);
+        if !self.rec.on_probe_timer(&v, &self.sb) {
+            self.sync_rec_timers(ctx);
+            return;
+        }
+        let end = self.data_end();
+        let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
+        let retransmission = if self.snd_max < end && !self.fin_sent && room > 0 {
+            let len = (end - self.snd_max).min(self.eff_mss).min(room);
+            self.send_new(len, true, ctx);
+            false
+        } else {
+            let Some(i) = self.sb.len().checked_sub(1) else {
+                return;
+            };
+            self.retransmit_index(i, true, ctx);
+            true
+        };
+        ctx.log(self.conn, self.end, "tlp", self.snd_una, || {
+            format!(
+                "probe {}",
+                if retransmission {
+                    "retransmission"
+                } else {
+                    "new data"
+                }
+            )
+        });
+        let v = self.view(ctx.now);
+        self.rec.on_probe_sent(&v, retransmission);
+        self.restart_rto(ctx);
+        self.sync_rec_timers(ctx);
     }
 
     fn abort(&mut self, ctx: &mut Ctx) {
@@ -582,8 +743,12 @@ impl Endpoint {
         // sent, so that duplicate ACKs for data sent before the timeout do not start a fast
         // retransmit.
         self.recover = Some(self.snd_max - 1);
+        self.rto_recovery = true;
+        self.prr = None;
         self.rtt_timing = None;
-        self.sb.mark_all_lost();
+        // The plug-in marks what is lost (all but SACKed data, unless it knows better: RACK).
+        let v = self.view(ctx.now);
+        self.rec.on_rto(&v, &mut self.sb);
         let rto = self.rto.rto();
         ctx.log(self.conn, self.end, "rto", self.snd_una, || {
             format!(
@@ -761,8 +926,9 @@ impl Endpoint {
         self.try_send(ctx);
     }
 
-    fn view(&self) -> SenderView {
+    fn view(&self, now: SimTime) -> SenderView {
         SenderView {
+            now,
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             mss: self.eff_mss,
@@ -770,7 +936,20 @@ impl Endpoint {
             dupthresh: self.cfg.dupthresh,
             in_recovery: self.in_recovery,
             recovery_credits: self.recovery_credits,
+            recover: self.recover,
+            rto_recovery: self.rto_recovery,
+            sack_ok: self.sack_ok,
+            srtt: self.rto.srtt(),
+            min_rtt: self.rto.min_rtt,
+            rto_deadline: self.timers[TimerKind::Rto as usize].deadline,
         }
+    }
+
+    /// The RTT of the most recently sent segment an ACK delivered, if it was sent only once.
+    fn sample_rtt(d: &Delivery, now: SimTime) -> Option<Dur> {
+        d.newest
+            .filter(|s| !s.ever_retransmitted())
+            .map(|s| now.since(s.last_sent))
     }
 
     fn process_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
@@ -791,6 +970,11 @@ impl Endpoint {
             self.snd_wl1 = p.seq;
             self.snd_wl2 = ack;
         }
+        // What this ACK delivers is recorded from here on (SACK blocks, then the cumulative ACK).
+        self.sb.take_delivery();
+        self.ack_rtt = None;
+        let lost_before = self.sb.lost_marked_total();
+        let prior_flight = self.flight();
         if self.sack_ok {
             for b in p.sack_blocks() {
                 if b.end > self.snd_una && b.end <= self.snd_max {
@@ -798,6 +982,8 @@ impl Endpoint {
                 }
             }
         }
+        let acked = ack - self.snd_una;
+        let mut dupack = false;
         if ack > self.snd_una {
             self.on_new_ack(p, ack, ctx);
         } else if p.len == 0
@@ -806,7 +992,126 @@ impl Endpoint {
             && self.snd_wnd == old_wnd
             && self.snd_max > self.snd_una
         {
+            dupack = true;
             self.on_dupack(ctx);
+        }
+        self.after_ack(p, acked, dupack, prior_flight, lost_before, ctx);
+    }
+
+    /// After the cumulative-ACK and duplicate-ACK processing of one ACK: the delivery-rate
+    /// sample, the loss-recovery plug-in's detection, PRR, and the congestion control's
+    /// per-ACK hook.
+    fn after_ack(
+        &mut self,
+        p: &Packet,
+        acked: u64,
+        dupack: bool,
+        prior_flight: u64,
+        lost_before: u64,
+        ctx: &mut Ctx,
+    ) {
+        let now = ctx.now;
+        let d = self.sb.take_delivery();
+        // Delivery rate (draft-cheng-iccrg-delivery-rate-estimation section 3.3).
+        let mut rate = None;
+        if d.bytes > 0 {
+            self.rs_delivered += d.bytes;
+            self.rs_delivered_time = now;
+            if let Some(seg) = d.newest {
+                let send_elapsed = seg.last_sent.since(seg.tx.first_sent_time);
+                let ack_elapsed = now.since(seg.tx.delivered_time);
+                self.rs_first_sent_time = seg.last_sent;
+                let interval = send_elapsed.max(ack_elapsed);
+                let delivered = self.rs_delivered - seg.tx.delivered;
+                // An interval shorter than the minimum RTT gives no reliable sample.
+                let valid = interval.0 > 0 && self.rto.min_rtt.is_none_or(|m| interval >= m);
+                rate = Some(RateSample {
+                    delivered,
+                    interval,
+                    delivery_rate: if valid {
+                        delivered as f64 / interval.as_secs_f64()
+                    } else {
+                        0.0
+                    },
+                    prior_delivered: seg.tx.delivered,
+                    is_app_limited: seg.tx.app_limited,
+                });
+            }
+            if self.rs_app_limited != 0 && self.rs_delivered > self.rs_app_limited {
+                self.rs_app_limited = 0;
+            }
+        }
+        // Loss detection by the plug-in (RACK, TLP).
+        let info = AckInfo {
+            acked,
+            dupack,
+            delivery: d,
+            ts_echo_us: (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1),
+        };
+        let v = self.view(now);
+        let verdict = self.rec.on_ack(&v, &mut self.sb, &info);
+        self.handle_verdict(verdict, ctx);
+        // RFC 6937 PRR: this ACK's sending allowance.
+        if self.in_recovery {
+            let mss = self.eff_mss;
+            let delivered_data = if self.sack_ok {
+                d.bytes
+            } else if dupack {
+                self.prr_dup += mss;
+                mss
+            } else {
+                let counted = acked.min(self.prr_dup);
+                self.prr_dup -= counted;
+                acked - counted
+            };
+            if self.prr.is_some() {
+                let v = self.view(now);
+                let pipe = self.rec.pipe(&v, &self.sb);
+                let ssthresh = self.ccs.ssthresh;
+                if let Some(prr) = self.prr.as_mut() {
+                    let sndcnt = prr.on_ack(delivered_data, pipe, ssthresh, mss);
+                    self.ccs.cwnd = pipe + sndcnt;
+                }
+            }
+        }
+        // The congestion control hears about every ACK.
+        let v = self.view(now);
+        let ev = AckEvent {
+            now,
+            bytes_acked: acked,
+            prior_flight,
+            rtt: self.ack_rtt,
+            srtt: self.rto.srtt(),
+            min_rtt: self.rto.min_rtt,
+            ack: self.snd_una,
+            snd_max: self.snd_max,
+            delivered: d.bytes,
+            total_delivered: self.rs_delivered,
+            lost: self.sb.lost_marked_total() - lost_before,
+            pipe: self.rec.pipe(&v, &self.sb),
+            dupack,
+            in_recovery: self.in_recovery,
+            sample_rtt: Self::sample_rtt(&d, now),
+            rate,
+        };
+        self.cc.on_delivery(&mut self.ccs, &ev);
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+    }
+
+    /// Act on a loss-recovery plug-in's conclusion.
+    fn handle_verdict(&mut self, verdict: Verdict, ctx: &mut Ctx) {
+        if verdict.loss && !self.in_recovery {
+            self.try_enter_recovery(ctx);
+        }
+        if verdict.repaired_by_probe && !self.in_recovery {
+            // RFC 8985 section 7.4.2: a probe repaired a loss; the congestion control reacts as
+            // to a fast-recovery episode (Linux: enter and end CWR at once).
+            let flight = self.flight();
+            self.cc.on_enter_recovery(&mut self.ccs, flight);
+            self.cc.on_exit_recovery(&mut self.ccs, flight);
+            ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
+                format!("ssthresh {} cwnd {}", self.ccs.ssthresh, self.ccs.cwnd)
+            });
         }
     }
 
@@ -829,37 +1134,57 @@ impl Endpoint {
             self.stats.rtt_samples += 1;
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
         }
+        self.ack_rtt = rtt;
         self.snd_una = ack;
         self.sb.ack_to(ack);
         self.retries = 0;
         self.limited_transmit_room = 0;
         let fin_acked = self.fin_sent && ack == self.snd_max;
         let data_acked = acked - u64::from(fin_acked);
+        if self.rto_recovery && self.recover.is_none_or(|r| ack > r) {
+            // The data outstanding at the timeout is all acknowledged: RTO recovery is over.
+            self.rto_recovery = false;
+            self.cc.on_rto_recovered(&mut self.ccs);
+        }
         if self.in_recovery {
             let full = self.recover.is_none_or(|r| ack > r);
             if full || self.cc.recovery_style() == RecoveryStyle::Reno {
                 if !full {
                     // Reno leaves recovery on any new ACK; the recovery plug-in may still
                     // want the next hole (NewReno error detection with Reno congestion control).
-                    let v = self.view();
+                    let v = self.view(ctx.now);
                     self.rec.on_partial_ack(&v, &mut self.sb);
                 }
                 self.in_recovery = false;
                 self.recovery_credits = 0;
-                self.cc.on_exit_recovery(&mut self.ccs);
+                self.prr = None;
+                let flight = self.flight();
+                self.cc.on_exit_recovery(&mut self.ccs, flight);
+                let v = self.view(ctx.now);
+                self.rec.on_exit_recovery(&v, &mut self.sb);
                 ctx.log(self.conn, self.end, "recovery_exit", ack, || {
                     if full { "full ack" } else { "partial ack" }.into()
                 });
             } else {
                 // RFC 6582 step 5: partial ACK deflates the inflation by the data acked and
-                // adds back one MSS; the plug-in decides what to retransmit.
-                let v = self.view();
-                let credit = self.rec.on_partial_ack(&v, &mut self.sb);
+                // adds back one MSS (not with PRR, whose sndcnt replaces inflation); the plug-in
+                // decides what to retransmit.
+                let v = self.view(ctx.now);
+                let partial = self.rec.on_partial_ack(&v, &mut self.sb);
+                let credit = if self.prr.is_some() {
+                    0
+                } else {
+                    partial.credit
+                };
                 self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
-                let v = self.view();
+                let v = self.view(ctx.now);
                 self.rec.on_ack_in_recovery(&v, &mut self.sb);
+                if partial.retransmit {
+                    self.retransmit_next(ctx);
+                }
             }
-        } else {
+        } else if data_acked > 0 {
+            let d = self.sb.delivery();
             let ev = AckEvent {
                 now: ctx.now,
                 bytes_acked: data_acked,
@@ -867,10 +1192,14 @@ impl Endpoint {
                 rtt,
                 srtt: self.rto.srtt(),
                 min_rtt: self.rto.min_rtt,
+                ack,
+                snd_max: self.snd_max,
+                delivered: d.bytes,
+                total_delivered: self.rs_delivered + d.bytes,
+                sample_rtt: Self::sample_rtt(d, ctx.now),
+                ..AckEvent::default()
             };
-            if data_acked > 0 {
-                self.cc.on_ack(&mut self.ccs, &ev);
-            }
+            self.cc.on_ack(&mut self.ccs, &ev);
         }
         self.dupacks = 0;
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
@@ -896,41 +1225,62 @@ impl Endpoint {
         if self.in_recovery {
             // RFC 5681 step 4: each further duplicate ACK lets one segment out.
             self.recovery_credits += self.eff_mss;
-            let v = self.view();
+            let v = self.view(ctx.now);
             self.rec.on_ack_in_recovery(&v, &mut self.sb);
             return;
         }
-        let v = self.view();
+        let v = self.view(ctx.now);
         if self.rec.triggers_fast_retransmit(&v, &self.sb) {
-            // RFC 6582 section 3.2 step 2 (and RFC 5681 section 4.2's caution): no fast
-            // retransmit for duplicate ACKs that do not cover data sent after the last timeout.
-            if let Some(r) = self.recover {
-                if self.snd_una <= r && !self.in_recovery && self.stats.rto_expirations > 0 {
-                    ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
-                        "below recover after timeout".into()
-                    });
-                    return;
-                }
-            }
-            self.enter_recovery(ctx);
+            self.try_enter_recovery(ctx);
         } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
             // RFC 3042: each of the first two duplicate ACKs may release one new segment.
             self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
         }
     }
 
+    /// Start fast recovery, unless the cumulative ACK has not yet passed the recovery point of
+    /// a timeout: RFC 6582 section 3.2 step 2 (and RFC 5681 section 4.2's caution, RFC 6675
+    /// section 5.1) allow no fast retransmit for duplicate ACKs that may be caused by data sent
+    /// before the timeout.
+    fn try_enter_recovery(&mut self, ctx: &mut Ctx) -> bool {
+        if self.rto_recovery {
+            ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
+                "below recover after timeout".into()
+            });
+            return false;
+        }
+        self.enter_recovery(ctx);
+        true
+    }
+
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         let flight = self.flight();
         self.cc.on_enter_recovery(&mut self.ccs, flight);
         self.stats.fast_retransmits += 1;
-        if self.cc.recovery_style() != RecoveryStyle::None {
+        let style = self.cc.recovery_style();
+        if style != RecoveryStyle::None {
             self.in_recovery = true;
             self.recover = Some(self.snd_max - 1);
             self.recovery_credits = self.dupacks as u64 * self.eff_mss;
+            if self.cfg.prr && self.cc.uses_prr() {
+                self.prr = Some(Prr::start(flight));
+                // The duplicate ACKs before this one were delivered segments too.
+                self.prr_dup = u64::from(self.dupacks.saturating_sub(1)) * self.eff_mss;
+            }
         }
         self.limited_transmit_room = 0;
-        let v = self.view();
+        let v = self.view(ctx.now);
         self.rec.on_enter_recovery(&v, &mut self.sb);
+        if style == RecoveryStyle::None {
+            // No fast recovery (Tahoe): as ns-2, ignore duplicate ACKs for data sent before this
+            // fast retransmit, and, with go-back-N, resend everything from SND.UNA as after a
+            // timeout.
+            self.recover = Some(self.snd_max - 1);
+            self.rto_recovery = true;
+            if self.cc.go_back_n() {
+                self.sb.mark_all_lost();
+            }
+        }
         ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, || {
             format!(
                 "flight {} ssthresh {} cwnd {}",
@@ -946,9 +1296,17 @@ impl Endpoint {
         let Some(i) = self.sb.next_lost() else {
             return false;
         };
-        self.sb.retransmitted(i, ctx.now);
+        self.retransmit_index(i, false, ctx);
+        true
+    }
+
+    /// Resend segment `i`: one marked lost, one chosen by RFC 6675 NextSeg rules 3-4, or a loss
+    /// probe (`probe`).
+    fn retransmit_index(&mut self, i: usize, probe: bool, ctx: &mut Ctx) {
+        let tx = self.tx_stamp(ctx.now);
+        self.sb.retransmitted(i, ctx.now, tx);
         let Some(&s) = self.sb.get(i) else {
-            return false;
+            return;
         };
         self.stats.retransmissions += 1;
         // Karn: a retransmission spoils the running measurement.
@@ -959,7 +1317,10 @@ impl Endpoint {
         });
         // The timer is restarted on every retransmission (RFC 6298 5.1 and ns-3 behaviour).
         self.restart_rto(ctx);
-        true
+        if !probe {
+            let v = self.view(ctx.now);
+            self.rec.on_transmit(&v, &self.sb, false);
+        }
     }
 
     /// End of the data the application has made available (sequence number).
@@ -980,18 +1341,24 @@ impl Endpoint {
         )
     }
 
-    /// Send what the windows allow: retransmissions first, then new data, then the FIN.
+    /// Send what the windows allow: retransmissions first, then new data, then the FIN; then
+    /// align the loss-recovery plug-in's timers.
     pub fn try_send(&mut self, ctx: &mut Ctx) {
+        self.send_loop(ctx);
+        self.sync_rec_timers(ctx);
+    }
+
+    fn send_loop(&mut self, ctx: &mut Ctx) {
         if !self.can_send_data() || self.aborted {
             return;
         }
         loop {
-            let v = self.view();
+            let v = self.view(ctx.now);
             let pipe = self.rec.pipe(&v, &self.sb);
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
             if let Some(i) = self.sb.next_lost() {
                 let len = self.sb.get(i).map_or(0, |s| s.len());
-                if pipe + len > cwnd {
+                if pipe + len > cwnd || self.paced(ctx) {
                     break;
                 }
                 self.retransmit_next(ctx);
@@ -1006,7 +1373,9 @@ impl Endpoint {
                 if room == 0 {
                     if self.flight() == 0 {
                         // Zero window and nothing in flight: probe with one byte (persist).
-                        self.send_new(1, ctx);
+                        self.send_new(1, false, ctx);
+                    } else if self.next_seg(pipe, cwnd, ctx) {
+                        continue;
                     }
                     break;
                 }
@@ -1015,6 +1384,9 @@ impl Endpoint {
                     // segment only if it is at least half the largest window seen, or if
                     // nothing is in flight.
                     if room * 2 < self.max_snd_wnd && self.flight() > 0 {
+                        if self.next_seg(pipe, cwnd, ctx) {
+                            continue;
+                        }
                         break;
                     }
                     len = room;
@@ -1022,10 +1394,10 @@ impl Endpoint {
                 if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 {
                     break;
                 }
-                if pipe + len > cwnd {
+                if pipe + len > cwnd || self.paced(ctx) {
                     break;
                 }
-                self.send_new(len, ctx);
+                self.send_new(len, false, ctx);
                 continue;
             }
             if self.app_closed
@@ -1037,6 +1409,14 @@ impl Endpoint {
                 self.send_fin(ctx);
                 continue;
             }
+            if self.next_seg(pipe, cwnd, ctx) {
+                continue;
+            }
+            // Nothing left to send although the window has room: the application limits us
+            // (draft-cheng-iccrg-delivery-rate-estimation section 3.4).
+            if end == 1 + self.app_written && pipe < cwnd {
+                self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+            }
             break;
         }
         // Track where the receiver's window blocks us with nothing in flight.
@@ -1045,19 +1425,29 @@ impl Endpoint {
         }
     }
 
-    fn send_new(&mut self, len: u64, ctx: &mut Ctx) {
+    /// In recovery, with room in the window and nothing else to send: the plug-in's extra
+    /// retransmission (RFC 6675 NextSeg rules 3 and 4). True if one was sent.
+    fn next_seg(&mut self, pipe: u64, cwnd: u64, ctx: &mut Ctx) -> bool {
+        if !self.in_recovery || pipe + self.eff_mss > cwnd {
+            return false;
+        }
+        let v = self.view(ctx.now);
+        let Some(i) = self.rec.next_seg_fallback(&v, &self.sb) else {
+            return false;
+        };
+        if self.paced(ctx) {
+            return false;
+        }
+        self.retransmit_index(i, false, ctx);
+        true
+    }
+
+    /// Send `len` bytes of new data (`probe`: a TLP loss probe, which does not re-arm the PTO).
+    fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + len;
-        self.sb.push(Seg {
-            start,
-            end,
-            fin: false,
-            sacked: false,
-            lost: false,
-            retransmitted: false,
-            tx_count: 1,
-            last_sent: ctx.now,
-        });
+        let tx = self.tx_stamp(ctx.now);
+        self.sb.push(Seg::new(start, end, false, ctx.now, tx));
         self.snd_max = end;
         if self.rtt_timing.is_none() && !self.ts_ok {
             self.rtt_timing = Some((end, ctx.now));
@@ -1067,20 +1457,16 @@ impl Endpoint {
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
+        if !probe {
+            let v = self.view(ctx.now);
+            self.rec.on_transmit(&v, &self.sb, true);
+        }
     }
 
     fn send_fin(&mut self, ctx: &mut Ctx) {
         let start = self.snd_max;
-        self.sb.push(Seg {
-            start,
-            end: start + 1,
-            fin: true,
-            sacked: false,
-            lost: false,
-            retransmitted: false,
-            tx_count: 1,
-            last_sent: ctx.now,
-        });
+        let tx = self.tx_stamp(ctx.now);
+        self.sb.push(Seg::new(start, start + 1, true, ctx.now, tx));
         self.snd_max = start + 1;
         self.fin_sent = true;
         self.send_segment(start, start + 1, true, 1, ctx);
@@ -1092,6 +1478,8 @@ impl Endpoint {
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
+        let v = self.view(ctx.now);
+        self.rec.on_transmit(&v, &self.sb, true);
     }
 
     // ------------------------------------------------------------------ receiving data

@@ -3,10 +3,36 @@
 //! One entry per segment (data, or the FIN), in sequence order, with whether the receiver has
 //! SACKed it, whether loss recovery has marked it lost, and whether it was retransmitted since.
 //! Loss-recovery plug-ins read and mark it; the sender retransmits what is marked lost.
+//!
+//! Everything the send loop or an ACK reads is kept incrementally (the RFC 6675 pipe, the count of
+//! segments waiting for retransmission, SACKed segments and bytes, the highest SACKed sequence
+//! number), so the common path never scans the window. Two scans remain, each resumed from a
+//! remembered position instead of the front: the search for the next segment to retransmit and
+//! RFC 6675's IsLost marking.
+//!
+//! Each ACK also leaves a [`Delivery`] record: the bytes it newly delivered (cumulatively or by
+//! SACK) and the most recently sent of the segments it delivered. That one record serves the
+//! delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), RACK's RTT and transmit time
+//! (RFC 8985 section 6.2 step 2) and a per-ACK RTT sample for delay-based congestion control.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::time::SimTime;
+
+/// What the sender knew when it (re)transmitted a segment: the per-packet state of
+/// draft-cheng-iccrg-delivery-rate-estimation section 3.2 ("upon transmitting").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxStamp {
+    /// Bytes the connection had delivered (C.delivered).
+    pub delivered: u64,
+    /// When C.delivered last changed (C.delivered_time).
+    pub delivered_time: SimTime,
+    /// Send time of the first segment of the current flight (C.first_sent_time).
+    pub first_sent_time: SimTime,
+    /// Whether the connection was application-limited (C.app_limited != 0).
+    pub app_limited: bool,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seg {
@@ -16,14 +42,34 @@ pub struct Seg {
     pub fin: bool,
     pub sacked: bool,
     pub lost: bool,
-    /// Retransmitted since it was last marked lost.
+    /// Retransmitted since it was last marked lost (or, for a probe, since it was sent).
     pub retransmitted: bool,
     /// Transmissions so far (1 = sent once).
     pub tx_count: u32,
+    /// Time of the latest transmission (RACK's Segment.xmit_ts).
     pub last_sent: SimTime,
+    /// Time of the first transmission.
+    pub first_sent: SimTime,
+    /// Delivery-rate state at the latest transmission.
+    pub tx: TxStamp,
 }
 
 impl Seg {
+    /// A segment sent for the first time at `now`.
+    pub fn new(start: u64, end: u64, fin: bool, now: SimTime, tx: TxStamp) -> Seg {
+        Seg {
+            start,
+            end,
+            fin,
+            sacked: false,
+            lost: false,
+            retransmitted: false,
+            tx_count: 1,
+            last_sent: now,
+            first_sent: now,
+            tx,
+        }
+    }
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
@@ -34,6 +80,44 @@ impl Seg {
     pub fn data_len(&self) -> u64 {
         self.len() - u64::from(self.fin)
     }
+    /// Sent more than once.
+    pub fn ever_retransmitted(&self) -> bool {
+        self.tx_count > 1
+    }
+    /// RFC 8985 section 6.2, RACK_sent_after: this segment was sent after (`t`, `end`), with the
+    /// end sequence number breaking ties between segments sent at the same instant.
+    #[inline]
+    pub fn sent_after(&self, t: SimTime, end: u64) -> bool {
+        self.last_sent > t || (self.last_sent == t && self.end > end)
+    }
+}
+
+/// What one ACK delivered: filled by [`Scoreboard::ack_to`] and [`Scoreboard::sack`], taken by
+/// the sender with [`Scoreboard::take_delivery`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// Bytes newly delivered: cumulatively acknowledged and not SACKed before, or newly SACKed.
+    pub bytes: u64,
+    /// Of which newly SACKed.
+    pub sacked: u64,
+    /// The most recently sent segment among those delivered (by RACK's ordering).
+    pub newest: Option<Seg>,
+    /// The lowest end among delivered segments that were never retransmitted (RACK's
+    /// reordering detection, RFC 8985 section 6.2 step 3).
+    pub min_orig_end: Option<u64>,
+}
+
+impl Delivery {
+    #[inline]
+    fn add(&mut self, s: &Seg, bytes: u64) {
+        self.bytes += bytes;
+        if self.newest.is_none_or(|n| s.sent_after(n.last_sent, n.end)) {
+            self.newest = Some(*s);
+        }
+        if !s.ever_retransmitted() {
+            self.min_orig_end = Some(self.min_orig_end.map_or(s.end, |m| m.min(s.end)));
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -43,6 +127,20 @@ pub struct Scoreboard {
     pipe: u64,
     /// Segments marked lost, not SACKed and not yet retransmitted.
     lost_pending: usize,
+    sacked_segs: usize,
+    sacked_bytes: u64,
+    /// End of the highest SACKed segment (0: none).
+    high_sacked: u64,
+    /// Bytes ever marked lost (a retransmission marked lost counts again).
+    lost_marked: u64,
+    /// No segment waiting for retransmission starts below this sequence number.
+    pending_from: Cell<u64>,
+    /// RFC 6675 IsLost scan: every segment starting below this was SACKed, marked lost or
+    /// retransmitted when the scan passed it, and the counts below are the SACKed ones there.
+    islost_from: u64,
+    sacked_segs_below: usize,
+    sacked_bytes_below: u64,
+    delivery: Delivery,
 }
 
 #[inline]
@@ -78,6 +176,35 @@ impl Scoreboard {
     pub fn get(&self, i: usize) -> Option<&Seg> {
         self.segs.get(i)
     }
+    pub fn first(&self) -> Option<&Seg> {
+        self.segs.front()
+    }
+    pub fn last(&self) -> Option<&Seg> {
+        self.segs.back()
+    }
+
+    #[inline]
+    fn count_sacked(&mut self, s: &Seg, add: bool) {
+        if !s.sacked {
+            return;
+        }
+        let below = s.start < self.islost_from;
+        if add {
+            self.sacked_segs += 1;
+            self.sacked_bytes += s.len();
+            if below {
+                self.sacked_segs_below += 1;
+                self.sacked_bytes_below += s.len();
+            }
+        } else {
+            self.sacked_segs -= 1;
+            self.sacked_bytes -= s.len();
+            if below {
+                self.sacked_segs_below -= 1;
+                self.sacked_bytes_below -= s.len();
+            }
+        }
+    }
 
     /// Apply `f` to segment `i`, keeping the counters right.
     #[inline]
@@ -85,32 +212,59 @@ impl Scoreboard {
         let Some(s) = self.segs.get_mut(i) else {
             return;
         };
-        self.pipe -= contribution(s);
-        self.lost_pending -= usize::from(pending(s));
+        let before = *s;
         f(s);
-        self.pipe += contribution(s);
-        self.lost_pending += usize::from(pending(s));
+        let after = *s;
+        self.pipe = self.pipe - contribution(&before) + contribution(&after);
+        self.count_sacked(&before, false);
+        self.count_sacked(&after, true);
+        if pending(&after) && !pending(&before) {
+            self.lost_pending += 1;
+            self.lost_marked += after.len();
+            self.pending_from
+                .set(self.pending_from.get().min(after.start));
+        } else if pending(&before) && !pending(&after) {
+            self.lost_pending -= 1;
+        }
     }
 
     pub fn push(&mut self, seg: Seg) {
         self.pipe += contribution(&seg);
-        self.lost_pending += usize::from(pending(&seg));
+        if pending(&seg) {
+            self.lost_pending += 1;
+            self.pending_from
+                .set(self.pending_from.get().min(seg.start));
+        }
+        self.count_sacked(&seg, true);
         self.segs.push_back(seg);
     }
 
     /// Drop every segment fully covered by the cumulative ACK `ack`; trim one partly covered.
     pub fn ack_to(&mut self, ack: u64) {
-        while let Some(f) = self.segs.front() {
+        while let Some(&f) = self.segs.front() {
             if f.end <= ack {
-                self.pipe -= contribution(f);
-                self.lost_pending -= usize::from(pending(f));
+                self.pipe -= contribution(&f);
+                self.lost_pending -= usize::from(pending(&f));
+                self.count_sacked(&f, false);
+                if !f.sacked {
+                    self.delivery.add(&f, f.len());
+                }
                 self.segs.pop_front();
             } else {
                 if f.start < ack {
+                    if !f.sacked {
+                        self.delivery.add(&f, ack - f.start);
+                    }
                     self.update(0, |s| s.start = ack);
                 }
                 break;
             }
+        }
+        if self.high_sacked <= ack {
+            self.high_sacked = 0;
+        }
+        if self.islost_from < ack {
+            self.islost_from = ack;
         }
     }
 
@@ -126,10 +280,23 @@ impl Scoreboard {
             }
             if s.start >= start && s.end <= end && !s.sacked {
                 newly += s.len();
+                self.delivery.add(&s, s.len());
+                self.delivery.sacked += s.len();
+                self.high_sacked = self.high_sacked.max(s.end);
                 self.update(i, |s| s.sacked = true);
             }
         }
         newly
+    }
+
+    /// What was delivered since the last `take_delivery`.
+    pub fn delivery(&self) -> &Delivery {
+        &self.delivery
+    }
+
+    /// The record of what was delivered since the last call.
+    pub fn take_delivery(&mut self) -> Delivery {
+        std::mem::take(&mut self.delivery)
     }
 
     /// The first segment marked lost and not yet retransmitted.
@@ -138,7 +305,15 @@ impl Scoreboard {
         if self.lost_pending == 0 {
             return None;
         }
-        self.segs.iter().position(pending)
+        let from = self.pending_from.get();
+        let i0 = self.segs.partition_point(|s| s.start < from);
+        let found = (i0..self.segs.len()).find(|&i| pending(&self.segs[i]));
+        // Everything between the old mark and the one found is not pending.
+        let found = found.or_else(|| self.segs.iter().position(pending));
+        if let Some(i) = found {
+            self.pending_from.set(self.segs[i].start);
+        }
+        found
     }
 
     pub fn mark_lost(&mut self, i: usize) {
@@ -157,21 +332,21 @@ impl Scoreboard {
         }
     }
 
-    /// Record a retransmission of segment `i` at `now`.
-    pub fn retransmitted(&mut self, i: usize, now: SimTime) {
+    /// Record a (re)transmission of segment `i` at `now`: of a segment marked lost, or of one
+    /// retransmitted without being marked (a loss probe, RFC 6675 NextSeg rules 3 and 4), which
+    /// then counts twice in the pipe as RFC 6675 says.
+    pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxStamp) {
         self.update(i, |s| {
             s.retransmitted = true;
             s.tx_count += 1;
             s.last_sent = now;
+            s.tx = tx;
         });
     }
 
-    pub fn first(&self) -> Option<&Seg> {
-        self.segs.front()
-    }
-
+    /// End of the highest SACKed segment.
     pub fn highest_sacked(&self) -> Option<u64> {
-        self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+        (self.high_sacked > 0).then_some(self.high_sacked)
     }
 
     /// RFC 6675 pipe: octets not SACKed and not lost, plus octets retransmitted.
@@ -181,14 +356,167 @@ impl Scoreboard {
     }
 
     pub fn sacked_bytes(&self) -> u64 {
-        self.segs.iter().filter(|s| s.sacked).map(|s| s.len()).sum()
+        self.sacked_bytes
     }
 
-    /// Recompute the counters from scratch (tests use it to check the incremental ones).
-    pub fn recount(&self) -> (u64, usize) {
+    /// SACKed segments (RACK.segs_sacked).
+    pub fn sacked_segs(&self) -> usize {
+        self.sacked_segs
+    }
+
+    /// Bytes ever marked lost.
+    pub fn lost_marked_total(&self) -> u64 {
+        self.lost_marked
+    }
+
+    /// The last segment not SACKed (the highest outstanding unSACKed data).
+    pub fn last_unsacked(&self) -> Option<usize> {
+        (0..self.segs.len()).rev().find(|&i| !self.segs[i].sacked)
+    }
+
+    /// RFC 6675 IsLost for the first outstanding segment (HighACK + 1): DupThresh SACKed segments,
+    /// or more than (DupThresh - 1) * SMSS SACKed bytes, above it.
+    pub fn front_is_lost(&self, dupthresh: u32, mss: u64) -> bool {
+        self.sacked_segs >= dupthresh as usize
+            || self.sacked_bytes > u64::from(dupthresh.saturating_sub(1)) * mss
+    }
+
+    /// RFC 6675 section 4: mark lost every segment for which IsLost holds (DupThresh SACKed
+    /// segments or more than (DupThresh - 1) * SMSS SACKed bytes above it) and that is neither
+    /// SACKed, already marked, nor retransmitted (NextSeg rule 1.a, S2 > HighRxt). Returns the
+    /// bytes newly marked.
+    ///
+    /// IsLost holds for a prefix of the unSACKed segments (fewer SACKed segments lie above a
+    /// higher one), so the scan resumes where the last one stopped: each segment is passed once.
+    pub fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> u64 {
+        let d = dupthresh as usize;
+        let byte_limit = u64::from(dupthresh.saturating_sub(1)) * mss;
+        let mut i = self.segs.partition_point(|s| s.start < self.islost_from);
+        let mut newly = 0;
+        while i < self.segs.len() {
+            let s = self.segs[i];
+            if !s.sacked {
+                let segs_above = self.sacked_segs - self.sacked_segs_below;
+                let bytes_above = self.sacked_bytes - self.sacked_bytes_below;
+                if segs_above < d && bytes_above <= byte_limit {
+                    break;
+                }
+                if !s.lost && !s.retransmitted {
+                    newly += s.len();
+                    self.mark_lost(i);
+                }
+            }
+            // Move the scan position past segment i (it now counts as below).
+            self.islost_from = s.end;
+            if s.sacked {
+                self.sacked_segs_below += 1;
+                self.sacked_bytes_below += s.len();
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    /// Recompute the counters from scratch (tests use it to check the incremental ones):
+    /// (pipe, lost pending, SACKed segments, SACKed bytes).
+    pub fn recount(&self) -> (u64, usize, usize, u64) {
         (
             self.segs.iter().map(contribution).sum(),
             self.segs.iter().filter(|s| pending(s)).count(),
+            self.segs.iter().filter(|s| s.sacked).count(),
+            self.segs.iter().filter(|s| s.sacked).map(|s| s.len()).sum(),
         )
+    }
+
+    /// The incremental counters, in the order of [`Scoreboard::recount`].
+    pub fn counters(&self) -> (u64, usize, usize, u64) {
+        (
+            self.pipe,
+            self.lost_pending,
+            self.sacked_segs,
+            self.sacked_bytes,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64, mss: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for k in 0..n {
+            let s = 1 + k * mss;
+            sb.push(Seg::new(s, s + mss, false, SimTime(k), TxStamp::default()));
+        }
+        sb
+    }
+
+    #[test]
+    fn counters_follow_sack_loss_retransmission_and_ack() {
+        let mut sb = board(10, 100);
+        assert_eq!(sb.rfc6675_pipe(), 1000);
+        sb.sack(301, 601);
+        sb.sack(801, 901);
+        assert_eq!(sb.counters(), sb.recount());
+        assert_eq!((sb.sacked_segs(), sb.sacked_bytes()), (4, 400));
+        assert_eq!(sb.highest_sacked(), Some(901));
+        // Three SACKed segments above segment 0, 1, 2 (and four above 0..=2): 0-2 are lost by
+        // RFC 6675's rule; 6 and 7 have only one SACKed segment above them.
+        assert_eq!(sb.mark_lost_by_sack(3, 100), 300);
+        assert_eq!(sb.counters(), sb.recount());
+        assert!((0..3).all(|i| sb.get(i).unwrap().lost));
+        assert!(!sb.get(6).unwrap().lost);
+        assert_eq!(sb.next_lost(), Some(0));
+        sb.retransmitted(0, SimTime(50), TxStamp::default());
+        assert_eq!(sb.next_lost(), Some(1));
+        // Pipe: 10 segments - 4 SACKed - 3 lost + 1 retransmitted.
+        assert_eq!(sb.rfc6675_pipe(), 400);
+        // A cumulative ACK of the first 6 segments (0..=5): delivery counts the unSACKed ones.
+        sb.take_delivery();
+        sb.ack_to(601);
+        let d = sb.take_delivery();
+        assert_eq!(d.bytes, 300);
+        assert_eq!(
+            d.newest.unwrap().start,
+            1,
+            "the retransmission was sent last"
+        );
+        assert_eq!(sb.counters(), sb.recount());
+        assert_eq!(sb.highest_sacked(), Some(901));
+        assert_eq!(sb.next_lost(), None);
+        // A second pass marks nothing new: 6 and 7 have one SACKed segment above.
+        assert_eq!(sb.mark_lost_by_sack(3, 100), 0);
+        sb.sack(901, 1001);
+        sb.sack(1001, 1001);
+        assert_eq!(sb.counters(), sb.recount());
+    }
+
+    #[test]
+    fn delivery_reports_the_most_recently_sent_segment() {
+        let mut sb = board(4, 100);
+        sb.sack(201, 301);
+        let d = sb.take_delivery();
+        assert_eq!((d.bytes, d.sacked), (100, 100));
+        assert_eq!(d.newest.unwrap().start, 201);
+        assert_eq!(d.min_orig_end, Some(301));
+        sb.ack_to(401);
+        let d = sb.take_delivery();
+        // Segments 0, 1 and 3 newly delivered (2 was SACKed before).
+        assert_eq!(d.bytes, 300);
+        assert_eq!(d.newest.unwrap().start, 301);
+        assert!(sb.is_empty());
+        assert_eq!(sb.highest_sacked(), None);
+        assert_eq!(sb.counters(), (0, 0, 0, 0));
+    }
+
+    #[test]
+    fn front_is_lost_by_segments_or_bytes() {
+        let mut sb = board(6, 100);
+        sb.sack(201, 301);
+        sb.sack(401, 501);
+        assert!(!sb.front_is_lost(3, 100));
+        sb.sack(501, 601);
+        assert!(sb.front_is_lost(3, 100));
     }
 }

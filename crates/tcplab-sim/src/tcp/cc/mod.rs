@@ -10,7 +10,16 @@
 //! classic duplicate-ACK recovery, pipe = flight - dupacks * MSS, which is exactly RFC 5681's
 //! "cwnd = ssthresh + 3 MSS, + 1 MSS per further duplicate ACK" written the other way round.
 
+pub mod aimd_delay;
+pub mod bbr;
+pub mod cubic;
+pub mod newreno;
 pub mod reno;
+pub mod tahoe;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod westwood_plus;
 
 use crate::time::{Dur, SimTime};
 
@@ -36,16 +45,63 @@ pub struct CcState {
     pub ca_bytes: u64,
 }
 
-/// What the sender tells the controller about an ACK of new data.
-#[derive(Clone, Copy, Debug)]
+/// What the sender tells the controller about an ACK. `on_ack` gets it for ACKs of new data
+/// outside recovery; `on_delivery` for every ACK.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckEvent {
     pub now: SimTime,
+    /// Payload bytes newly acknowledged cumulatively (0 for a duplicate ACK).
     pub bytes_acked: u64,
-    /// Bytes in flight before this ACK.
+    /// Bytes in flight (SND.NXT - SND.UNA) before this ACK.
     pub prior_flight: u64,
+    /// The RTO estimator's sample from this ACK (timestamps, or the one timed segment; Karn).
     pub rtt: Option<Dur>,
     pub srtt: Option<Dur>,
     pub min_rtt: Option<Dur>,
+    /// The cumulative ACK (SND.UNA after this ACK).
+    pub ack: u64,
+    /// One past the highest sequence number sent (SND.NXT).
+    pub snd_max: u64,
+    /// Bytes this ACK newly delivered, cumulatively or by SACK (RFC 6937's DeliveredData).
+    pub delivered: u64,
+    /// Bytes delivered over the connection's life, after this ACK (C.delivered).
+    pub total_delivered: u64,
+    /// Bytes newly marked lost while this ACK was processed.
+    pub lost: u64,
+    /// Bytes in flight after this ACK, as the loss-recovery plug-in counts them.
+    pub pipe: u64,
+    /// A duplicate ACK (RFC 5681 definition).
+    pub dupack: bool,
+    pub in_recovery: bool,
+    /// RTT of the most recently sent segment this ACK delivered, if it was never retransmitted:
+    /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms.
+    pub sample_rtt: Option<Dur>,
+    /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), if this ACK delivered
+    /// data.
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation section 3.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered over the sampling interval.
+    pub delivered: u64,
+    /// max(send_elapsed, ack_elapsed).
+    pub interval: Dur,
+    /// delivered / interval in bytes per second (0 if the interval is shorter than the minimum
+    /// RTT, which the draft discards).
+    pub delivery_rate: f64,
+    /// C.delivered when the sampled segment was sent (P.delivered).
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the application limited the sender.
+    pub is_app_limited: bool,
+}
+
+impl AckEvent {
+    /// Segments acknowledged, as a fraction of the MSS (for algorithms written in segments).
+    pub fn acked_segments(&self, mss: u64) -> f64 {
+        self.bytes_acked as f64 / mss.max(1) as f64
+    }
 }
 
 /// What a controller does after fast retransmit.
@@ -59,11 +115,17 @@ pub enum RecoveryStyle {
     NewReno,
 }
 
+/// A congestion control algorithm. Required: `name` and `on_ack`; every other hook has the
+/// RFC 5681 (Reno) behaviour or does nothing.
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
     /// ACK of new data outside recovery: grow the window.
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent);
+
+    /// Every ACK (new, duplicate, in or out of recovery), after the sender and the loss-recovery
+    /// plug-in processed it: for model-based and rate-based algorithms.
+    fn on_delivery(&mut self, _st: &mut CcState, _ev: &AckEvent) {}
 
     /// The slow-start threshold after a congestion event (ns-3's GetSsThresh: returns it).
     /// RFC 5681 eq. 4: max(FlightSize / 2, 2 * SMSS).
@@ -73,6 +135,18 @@ pub trait CongestionControl: Send {
 
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::Reno
+    }
+
+    /// After a fast retransmit without fast recovery (`RecoveryStyle::None`), resend everything
+    /// from the first unacknowledged segment (go-back-N), as after a timeout.
+    fn go_back_n(&self) -> bool {
+        false
+    }
+
+    /// Whether the sender may apply RFC 6937 PRR (when configured) during this algorithm's fast
+    /// recovery. Algorithms that set cwnd themselves in recovery (BBR) say no, as in Linux.
+    fn uses_prr(&self) -> bool {
+        true
     }
 
     /// Fast retransmit happened: set ssthresh and cwnd for the recovery phase.
@@ -86,7 +160,8 @@ pub trait CongestionControl: Send {
     }
 
     /// Recovery ended (full ACK, or any new ACK for Reno): RFC 5681 step 6, cwnd = ssthresh.
-    fn on_exit_recovery(&mut self, st: &mut CcState) {
+    /// `flight` is FlightSize after the ACK that ended it.
+    fn on_exit_recovery(&mut self, st: &mut CcState, _flight: u64) {
         st.cwnd = st.ssthresh;
         st.ca_bytes = 0;
     }
@@ -102,11 +177,33 @@ pub trait CongestionControl: Send {
         st.ca_bytes = 0;
     }
 
+    /// The cumulative ACK passed everything outstanding when the last timeout fired (the end of
+    /// RTO recovery).
+    fn on_rto_recovered(&mut self, _st: &mut CcState) {}
+
     /// An RTT measurement (for delay-based controllers).
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: Dur) {}
 
     /// A segment was sent (for pacing or rate-based controllers).
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
+
+    /// Pacing rate in bytes per second; None: no pacing (segments leave as the window allows).
+    fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
+        None
+    }
+}
+
+/// RFC 5681 window growth: slow start below ssthresh (bytes left over when cwnd reaches it go to
+/// congestion avoidance), congestion avoidance above. Shared by the loss-based algorithms.
+pub fn reno_increase(st: &mut CcState, acked: u64) {
+    if st.cwnd < st.ssthresh {
+        let left = slow_start(st, acked);
+        if left > 0 && st.cwnd >= st.ssthresh {
+            congestion_avoidance(st, left);
+        }
+    } else {
+        congestion_avoidance(st, acked);
+    }
 }
 
 /// Slow start (RFC 5681 eq. 2, with RFC 3465's limit L): cwnd += min(N, L * SMSS).
@@ -141,15 +238,32 @@ pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
 /// A constructor for each congestion control name.
 pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
     Some(match name {
+        "tahoe" => Box::new(tahoe::Tahoe::default()),
         "reno" => Box::new(reno::Reno),
+        "newreno" => Box::new(newreno::NewReno::default()),
+        "westwood" => Box::new(westwood::Westwood::default()),
+        "westwood+" | "westwood_plus" => Box::new(westwood_plus::WestwoodPlus::default()),
+        "vegas" => Box::new(vegas::Vegas::default()),
+        "veno" => Box::new(veno::Veno::default()),
+        "cubic" => Box::new(cubic::Cubic::default()),
+        "bbr" => Box::new(bbr::Bbr::default()),
+        "aimd-delay" | "aimd_delay" => Box::new(aimd_delay::AimdDelay::default()),
         _ => return None,
     })
 }
 
 /// Every registered name with a one-line description.
 pub fn registry() -> Vec<(&'static str, &'static str)> {
-    vec![(
-        "reno",
-        "Reno (RFC 5681): slow start, additive increase, halving, fast recovery",
-    )]
+    vec![
+        ("tahoe", "Tahoe (Jacobson 1988): fast retransmit, then slow start from one segment and go-back-N; no fast recovery"),
+        ("reno", "Reno (RFC 5681): slow start, additive increase, halving, fast recovery"),
+        ("newreno", "NewReno (RFC 6582): Reno whose fast recovery lasts until the recovery point is acknowledged"),
+        ("westwood", "Westwood (Casetti et al. 2002; seed 003 eqs. 1-5): per-ACK bandwidth estimate, ssthresh = BWE x RTTmin on loss"),
+        ("westwood+", "Westwood+ (Grieco & Mascolo 2004): one bandwidth sample per RTT, ssthresh = BWE x RTTmin on loss"),
+        ("vegas", "Vegas (Brakmo & Peterson 1995): keeps alpha..beta segments queued by comparing expected and actual rate"),
+        ("veno", "Veno (Fu & Liew 2003): Vegas backlog tells random from congestive loss: cut to 4/5 or 1/2"),
+        ("cubic", "CUBIC (RFC 9438): cubic window growth in time since the last reduction, beta 0.7, Reno-friendly region"),
+        ("bbr", "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00): model of bottleneck bandwidth and RTprop, paced"),
+        ("aimd-delay", "congestion-controlled AIMD (seed 004): additive increase scaled down by queuing delay (RTT - min RTT)"),
+    ]
 }

@@ -11,7 +11,7 @@
 //! Deviations: none known. cwnd keeps growing while the sender is limited by the receiver's
 //! window (as Riverbed and ns-2 do; Linux and RFC 7661 do not).
 
-use super::{congestion_avoidance, slow_start, AckEvent, CcState, CongestionControl};
+use super::{reno_increase, AckEvent, CcState, CongestionControl};
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;
@@ -22,14 +22,7 @@ impl CongestionControl for Reno {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if st.cwnd < st.ssthresh {
-            let left = slow_start(st, ev.bytes_acked);
-            if left > 0 && st.cwnd >= st.ssthresh {
-                congestion_avoidance(st, left);
-            }
-        } else {
-            congestion_avoidance(st, ev.bytes_acked);
-        }
+        reno_increase(st, ev.bytes_acked);
     }
 }
 
@@ -53,10 +46,7 @@ mod tests {
         AckEvent {
             now: SimTime::ZERO,
             bytes_acked: bytes,
-            prior_flight: 0,
-            rtt: None,
-            srtt: None,
-            min_rtt: None,
+            ..AckEvent::default()
         }
     }
 
@@ -95,7 +85,7 @@ mod tests {
         Reno.on_enter_recovery(&mut s, 6 * 1460);
         assert_eq!(s.ssthresh, 3 * 1460);
         assert_eq!(s.cwnd, 3 * 1460);
-        Reno.on_exit_recovery(&mut s);
+        Reno.on_exit_recovery(&mut s, 0);
         assert_eq!((s.cwnd, s.ssthresh), (4380, 4380));
     }
 

@@ -3,14 +3,32 @@
 //!
 //! The sender detects duplicate ACKs, runs the RTO timer and keeps the scoreboard; a plug-in
 //! decides from those facts. Any plug-in combines with any congestion control.
+//!
+//! - `dupack` (alias `rfc5681`): RFC 5681 fast retransmit / fast recovery;
+//! - `newreno`: RFC 6582 partial-ACK retransmissions;
+//! - `sack`: RFC 6675 SACK scoreboard recovery;
+//! - `rack-tlp`: RFC 8985 time-based loss detection and tail-loss probes.
+//!
+//! PRR (RFC 6937) is not a plug-in but a sending rule the sender applies during any plug-in's
+//! fast recovery when `TcpConfig::prr` is set (see `prr.rs`).
+//!
+//! A plug-in with timers (RACK's reordering timer, TLP's probe timeout) exposes their deadlines;
+//! the sender arms the engine's `TimerKind::Reorder` / `TimerKind::Probe` to match after every
+//! event and calls back when they fire.
 
-pub mod rfc5681;
+pub mod dupack;
+pub mod newreno;
+pub mod prr;
+pub mod rack_tlp;
+pub mod sack;
 
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Delivery, Scoreboard};
+use crate::time::{Dur, SimTime};
 
 /// Facts about the sender a loss-recovery plug-in may use.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct SenderView {
+    pub now: SimTime,
     pub snd_una: u64,
     pub snd_max: u64,
     pub mss: u64,
@@ -20,12 +38,54 @@ pub struct SenderView {
     pub in_recovery: bool,
     /// Duplicate ACKs (and partial-ACK credits) counted since recovery began.
     pub recovery_credits: u64,
+    /// The recovery point: the highest sequence number outstanding when the current (or last)
+    /// fast recovery or timeout began.
+    pub recover: Option<u64>,
+    /// A timeout happened and the cumulative ACK has not yet passed `recover` (RTO recovery).
+    pub rto_recovery: bool,
+    /// SACK was negotiated.
+    pub sack_ok: bool,
+    pub srtt: Option<Dur>,
+    pub min_rtt: Option<Dur>,
+    /// When the retransmission timer expires, if it is armed.
+    pub rto_deadline: Option<SimTime>,
 }
 
 impl SenderView {
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
+}
+
+/// What an ACK told the sender, for `LossRecovery::on_ack`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckInfo {
+    /// Bytes cumulatively acknowledged by this ACK.
+    pub acked: u64,
+    pub dupack: bool,
+    /// What the ACK delivered (cumulatively or by SACK).
+    pub delivery: Delivery,
+    /// The timestamp echoed (TSecr), in microseconds of the sender's clock, if timestamps are on.
+    pub ts_echo_us: Option<u64>,
+}
+
+/// What a plug-in concluded from an ACK or a timer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Segments were newly marked lost: start fast recovery if not already in it.
+    pub loss: bool,
+    /// A loss probe repaired a loss (RFC 8985 section 7.4.2): the congestion control must react
+    /// as to a fast-recovery episode.
+    pub repaired_by_probe: bool,
+}
+
+/// What a partial ACK asks of the sender (RFC 6582 section 3.2 step 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Partial {
+    /// Bytes to add back to the recovery allowance after deflating it by the data acknowledged.
+    pub credit: u64,
+    /// Retransmit the first segment marked lost at once, whatever the window says.
+    pub retransmit: bool,
 }
 
 pub trait LossRecovery: Send {
@@ -46,14 +106,28 @@ pub trait LossRecovery: Send {
         sb.mark_lost(0);
     }
 
-    /// A partial ACK (new data acked, recovery point not passed) while in recovery. Returns the
-    /// credit (in bytes) to add to the recovery allowance.
-    fn on_partial_ack(&mut self, _v: &SenderView, _sb: &mut Scoreboard) -> u64 {
-        0
+    /// A partial ACK (new data acked, recovery point not passed) while in recovery.
+    fn on_partial_ack(&mut self, _v: &SenderView, _sb: &mut Scoreboard) -> Partial {
+        Partial::default()
     }
 
     /// Any ACK during recovery (after the scoreboard was updated with its SACK blocks).
     fn on_ack_in_recovery(&mut self, _v: &SenderView, _sb: &mut Scoreboard) {}
+
+    /// Recovery ended.
+    fn on_exit_recovery(&mut self, _v: &SenderView, _sb: &mut Scoreboard) {}
+
+    /// Every ACK, after the sender handled it (cumulative ACK, duplicate ACK counting, recovery
+    /// entry and exit): time-based loss detection and probe timers live here.
+    fn on_ack(&mut self, _v: &SenderView, _sb: &mut Scoreboard, _a: &AckInfo) -> Verdict {
+        Verdict::default()
+    }
+
+    /// The retransmission timer expired: mark what is lost. Default: everything not SACKed, so
+    /// that the sender resends from SND.UNA (go-back-N, skipping SACKed data).
+    fn on_rto(&mut self, _v: &SenderView, sb: &mut Scoreboard) {
+        sb.mark_all_lost();
+    }
 
     /// Bytes considered in flight, compared with cwnd to decide whether a segment may be sent.
     ///
@@ -69,18 +143,58 @@ pub trait LossRecovery: Send {
             p
         }
     }
+
+    /// In recovery, with room in the window but nothing marked lost and no new data that may be
+    /// sent: a segment to retransmit without marking it lost (RFC 6675 NextSeg rules 3 and 4).
+    fn next_seg_fallback(&mut self, _v: &SenderView, _sb: &Scoreboard) -> Option<usize> {
+        None
+    }
+
+    /// A segment was sent: new data (`new_data`) or a retransmission; not called for probes.
+    fn on_transmit(&mut self, _v: &SenderView, _sb: &Scoreboard, _new_data: bool) {}
+
+    /// Deadline of the plug-in's reordering timer (RACK), if armed.
+    fn reorder_deadline(&self) -> Option<SimTime> {
+        None
+    }
+
+    /// Deadline of the plug-in's probe timer (TLP's PTO), if armed.
+    fn probe_deadline(&self) -> Option<SimTime> {
+        None
+    }
+
+    /// The reordering timer fired: detect losses again.
+    fn on_reorder_timer(&mut self, _v: &SenderView, _sb: &mut Scoreboard) -> Verdict {
+        Verdict::default()
+    }
+
+    /// The probe timer fired. True: the sender sends a probe (new data if it may, else the
+    /// highest-sequence segment again) and reports it with `on_probe_sent`.
+    fn on_probe_timer(&mut self, _v: &SenderView, _sb: &Scoreboard) -> bool {
+        false
+    }
+
+    /// A probe went out (`retransmission`: it resent old data); `v.snd_max` is after it.
+    fn on_probe_sent(&mut self, _v: &SenderView, _retransmission: bool) {}
 }
 
+/// A constructor for each loss-recovery name. `rfc5681` is an alias of `dupack`.
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
     Some(match name {
-        "rfc5681" => Box::new(rfc5681::DupAck),
+        "dupack" | "rfc5681" => Box::new(dupack::DupAck),
+        "newreno" => Box::new(newreno::NewRenoRecovery),
+        "sack" => Box::new(sack::Sack::default()),
+        "rack-tlp" | "rack" => Box::new(rack_tlp::RackTlp::default()),
         _ => return None,
     })
 }
 
+/// Every registered name with a one-line description (aliases are not listed).
 pub fn registry() -> Vec<(&'static str, &'static str)> {
-    vec![(
-        "rfc5681",
-        "fast retransmit on the duplicate-ACK threshold, one retransmission per recovery (RFC 5681)",
-    )]
+    vec![
+        ("dupack", "duplicate-ACK fast retransmit, one retransmission per recovery (RFC 5681; alias rfc5681)"),
+        ("newreno", "NewReno partial ACKs: each retransmits the next hole and credits one MSS (RFC 6582)"),
+        ("sack", "SACK scoreboard: IsLost, pipe and NextSeg rules 1-4 (RFC 6675)"),
+        ("rack-tlp", "RACK time-based loss detection with reordering window, and tail-loss probes (RFC 8985)"),
+    ]
 }

@@ -1,5 +1,5 @@
 //! Fast retransmit / fast recovery as in RFC 5681 section 3.2 (Reno's error detection; seed 001
-//! calls it DupAckED).
+//! calls it DupAckED). Registered as `dupack`, with `rfc5681` as an alias.
 //!
 //! - the third duplicate ACK (the threshold is configurable) retransmits the first unacked
 //!   segment;
@@ -7,6 +7,8 @@
 //!   * MSS, the inflation of steps 3-4);
 //! - one retransmission per recovery: a partial ACK retransmits nothing; further losses in the
 //!   window need another three duplicate ACKs or the RTO.
+//!
+//! Deviations: none known.
 
 use super::LossRecovery;
 
@@ -15,6 +17,6 @@ pub struct DupAck;
 
 impl LossRecovery for DupAck {
     fn name(&self) -> &'static str {
-        "rfc5681"
+        "dupack"
     }
 }

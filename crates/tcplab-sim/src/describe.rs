@@ -1,0 +1,150 @@
+//! A resolved view of a scenario for the analytic models and reports: every application's TCP
+//! settings after profile expansion, and the hop-by-hop data and ACK paths with each link
+//! direction's rate, delay, framing and error model. Units are SI (s, bit/s, bytes).
+
+use serde_json::{json, Value};
+
+use crate::error::{SimError, SimResult};
+use crate::link::{Framing, QueueLimit};
+use crate::loss::{ErrorModelConfig, Law};
+use crate::scenario::{AppKind, Scenario};
+use crate::tcp::cc::CaRule;
+use crate::topology::{path, routes};
+
+fn law(l: &Law) -> Value {
+    match l {
+        Law::Per(p) => json!({"per": p}),
+        Law::Ber(b) => json!({"ber": b}),
+    }
+}
+
+fn error_json(e: &ErrorModelConfig) -> Value {
+    match e {
+        ErrorModelConfig::None => json!({"model": "none"}),
+        ErrorModelConfig::Law(Law::Per(p)) => json!({"model": "per", "p": p}),
+        ErrorModelConfig::Law(Law::Ber(b)) => json!({"model": "ber", "ber": b}),
+        ErrorModelConfig::GilbertElliott {
+            good,
+            bad,
+            p_good_to_bad,
+            p_bad_to_good,
+            start_bad,
+        } => json!({
+            "model": "gilbert-elliott", "good": law(good), "bad": law(bad),
+            "p_gb": p_good_to_bad, "p_bg": p_bad_to_good, "start_bad": start_bad,
+        }),
+        ErrorModelConfig::List { frames, segments } => json!({
+            "model": "list", "frames": frames,
+            "segments": segments.iter().map(|(s, k)| json!({"seq": s, "tx": k})).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+fn framing_json(f: Framing) -> Value {
+    // Wire overhead of a full-size frame and bytes exposed to errors beyond the IP packet.
+    json!({
+        "name": f.name(),
+        "wire_overhead": f.wire_bytes(1500) - 1500,
+        "exposed_overhead": f.exposed_bytes(1500) - 1500,
+        "min_wire_bytes": f.wire_bytes(0),
+    })
+}
+
+/// The resolved scenario as JSON.
+pub fn describe(sc: &Scenario) -> SimResult<Value> {
+    let r = routes(sc);
+    let hop = |d: u32| -> Value {
+        let l = &sc.links[d as usize / 2];
+        let k = d as usize % 2;
+        let dc = &l.dirs[k];
+        let (from, to) = if k == 0 { (l.a, l.b) } else { (l.b, l.a) };
+        let queue = match dc.queue {
+            QueueLimit::Packets(n) => json!({"packets": n}),
+            QueueLimit::Bytes(b) => json!({"bytes": b}),
+            QueueLimit::Unlimited => json!("unlimited"),
+        };
+        json!({
+            "link": l.name,
+            "dir": if k == 0 { "ab" } else { "ba" },
+            "from": sc.nodes[from].name,
+            "to": sc.nodes[to].name,
+            "rate_bps": dc.rate_bps,
+            "delay_s": dc.delay.as_secs_f64(),
+            "mtu": dc.mtu,
+            "framing": framing_json(dc.framing),
+            "queue": queue,
+            "error": error_json(&dc.error),
+        })
+    };
+    let mut apps = Vec::new();
+    for (i, a) in sc.apps.iter().enumerate() {
+        let (snd, rcv) = match a.kind {
+            AppKind::Ftp { .. } => (a.server, a.client),
+            AppKind::Bulk { .. } | AppKind::Cbr { .. } => (a.client, a.server),
+        };
+        let no_path = || {
+            SimError::Topology(format!(
+                "apps[{i}] ({}): no path between {} and {}",
+                a.name, sc.nodes[a.client].name, sc.nodes[a.server].name
+            ))
+        };
+        let data = path(sc, &r, snd, rcv).ok_or_else(no_path)?;
+        let ack = path(sc, &r, rcv, snd).ok_or_else(no_path)?;
+        let kind = match &a.kind {
+            AppKind::Ftp { size, request_size } => {
+                json!({"kind": "ftp", "size": size, "request_size": request_size})
+            }
+            AppKind::Bulk { size } => json!({"kind": "bulk", "size": size}),
+            AppKind::Cbr {
+                packet_size,
+                interval,
+                stop,
+            } => json!({
+                "kind": "cbr", "packet_size": packet_size, "interval_s": interval.as_secs_f64(),
+                "stop_s": stop.map(|d| d.as_secs_f64()),
+            }),
+        };
+        let t = &a.tcp;
+        apps.push(json!({
+            "name": a.name,
+            "app": kind,
+            "client": sc.nodes[a.client].name,
+            "server": sc.nodes[a.server].name,
+            "sender": sc.nodes[snd].name,
+            "start_s": a.start.as_secs_f64(),
+            "tcp": {
+                "profile": a.profile,
+                "mss": t.mss,
+                "rcv_buf": t.rcv_buf,
+                "snd_buf": t.snd_buf,
+                "initial_cwnd": t.initial_cwnd,
+                "ca_rule": match t.ca_rule { CaRule::PerAck => "per_ack", CaRule::ByteCounting => "byte_counting" },
+                "delayed_ack": t.delayed_ack,
+                "delack_max_s": t.delack_max.as_secs_f64(),
+                "delack_segments": t.delack_segments,
+                "dupthresh": t.dupthresh,
+                "limited_transmit": t.limited_transmit,
+                "rto_initial_s": t.rto.initial.as_secs_f64(),
+                "rto_min_s": t.rto.min.as_secs_f64(),
+                "rto_max_s": t.rto.max.as_secs_f64(),
+                "clock_granularity_s": t.rto.granularity.as_secs_f64(),
+                "max_retries": t.max_retries,
+                "nagle": t.nagle,
+                "window_scaling": t.window_scaling,
+                "timestamps": t.timestamps,
+                "sack": t.sack,
+                "congestion_control": t.congestion_control,
+                "loss_recovery": t.loss_recovery,
+                "rcv_read_rate_Bps": t.rcv_read_rate,
+            },
+            "data_path": data.iter().map(|&d| hop(d)).collect::<Vec<_>>(),
+            "ack_path": ack.iter().map(|&d| hop(d)).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(json!({
+        "name": sc.run.name,
+        "seed": sc.run.seed,
+        "stop_time_s": sc.run.stop_time.as_secs_f64(),
+        "apps": apps,
+    }))
+}

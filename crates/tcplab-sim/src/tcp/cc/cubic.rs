@@ -1,0 +1,314 @@
+//! CUBIC, RFC 9438 (windows in segments, times in seconds).
+//!
+//! - (section 4.2) W_cubic(t) = C (t - K)^3 + W_max with K = cbrt((W_max - cwnd_epoch) / C),
+//!   t the time since the congestion-avoidance epoch began and cwnd_epoch the window then; if
+//!   W_max <= cwnd_epoch (no reduction yet, or the window already passed it), K = 0 and
+//!   W_max = cwnd_epoch;
+//! - (4.4, 4.5) per ACK of new data in congestion avoidance: target = W_cubic(t + RTT) bounded
+//!   to [cwnd, 1.5 cwnd], cwnd += (target - cwnd) / cwnd per segment acknowledged;
+//! - (4.3) Reno-friendly region: W_est starts at cwnd_epoch and grows by
+//!   alpha_cubic x segments_acked / cwnd with alpha_cubic = 3 (1 - beta) / (1 + beta), and 1
+//!   once W_est >= cwnd_prior; while W_cubic(t) < W_est, cwnd = W_est;
+//! - (4.6) congestion event: ssthresh = FlightSize x beta_cubic (at least 2 SMSS), cwnd =
+//!   ssthresh; (4.7) fast convergence: W_max = w (1 + beta) / 2 if w < the previous W_max,
+//!   else W_max = w;
+//! - (4.8) RTO: ssthresh as in 4.6 (first timeout only, RFC 5681), cwnd = 1 SMSS, and the first
+//!   congestion avoidance after it uses K = 0 and W_max = the window at its start;
+//! - (4.10) slow start as RFC 5681 (no HyStart++); fast recovery ends at the recovery point
+//!   (`RecoveryStyle::NewReno`, as Linux).
+//!
+//! Defaults: C = 0.4, beta_cubic = 0.7 (section 5), fast convergence on.
+//!
+//! Deviation: the window w recorded as W_max and cwnd_prior at a congestion event is
+//! min(cwnd, FlightSize), because this simulator lets cwnd grow while the receiver window
+//! limits the flight (RFC 9438 section 4.6 asks such implementations to take measures).
+
+use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// C in segments per second^3 (RFC 9438 section 5: 0.4).
+    pub c: f64,
+    /// beta_cubic (RFC 9438 section 5: 0.7).
+    pub beta: f64,
+    /// Section 4.7.
+    pub fast_convergence: bool,
+    /// Section 4.3 (the Reno-friendly region).
+    pub reno_friendly: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Cubic {
+    pub cfg: Config,
+    /// Segments; 0: no congestion event yet.
+    pub w_max: f64,
+    pub cwnd_prior: f64,
+    pub k: f64,
+    pub epoch: Option<SimTime>,
+    pub cwnd_epoch: f64,
+    pub w_est: f64,
+    /// cwnd in segments with its fraction, and the byte value we last wrote (to notice when
+    /// someone else changed cwnd).
+    cwnd_f: f64,
+    written: u64,
+    after_rto: bool,
+}
+
+/// K of RFC 9438 eq. 2: the time W_cubic takes to climb from `cwnd_epoch` back to `w_max`.
+pub fn k_of(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
+    ((w_max - cwnd_epoch).max(0.0) / c).cbrt()
+}
+
+impl Cubic {
+    /// W_cubic(t) of RFC 9438 eq. 1, in segments.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.cfg.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// alpha_cubic of section 4.3.
+    pub fn alpha(&self) -> f64 {
+        if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
+        }
+    }
+
+    /// Begin a congestion-avoidance epoch at `now` with the window `cwnd` (segments).
+    pub fn start_epoch(&mut self, now: SimTime, cwnd: f64) {
+        self.epoch = Some(now);
+        self.cwnd_epoch = cwnd;
+        self.w_est = cwnd;
+        if self.after_rto || self.w_max <= cwnd {
+            self.k = 0.0;
+            self.w_max = cwnd;
+            self.after_rto = false;
+        } else {
+            self.k = k_of(self.w_max, cwnd, self.cfg.c);
+        }
+    }
+
+    /// Sections 4.6 and 4.7.
+    fn congestion_event(&mut self, st: &mut CcState, flight: u64) {
+        let mss = st.mss as f64;
+        let w = st.cwnd.min(flight).max(st.mss) as f64 / mss;
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max {
+            w * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            w
+        };
+        self.cwnd_prior = w;
+        st.ssthresh = ((flight as f64 * self.cfg.beta) as u64).max(2 * st.mss);
+        self.epoch = None;
+    }
+
+    fn write(&mut self, st: &mut CcState) {
+        st.cwnd = ((self.cwnd_f * st.mss as f64) as u64).max(st.mss);
+        self.written = st.cwnd;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        let mut acked = ev.bytes_acked;
+        if st.cwnd < st.ssthresh {
+            acked = slow_start(st, acked);
+            if acked == 0 || st.cwnd < st.ssthresh {
+                return;
+            }
+        }
+        let mss = st.mss as f64;
+        if st.cwnd != self.written {
+            self.cwnd_f = st.cwnd as f64 / mss;
+        }
+        if self.epoch.is_none() {
+            self.start_epoch(ev.now, self.cwnd_f);
+        }
+        let t = ev.now.since(self.epoch.unwrap_or(ev.now)).as_secs_f64();
+        let rtt = ev.srtt.or(ev.sample_rtt).map_or(0.0, |d| d.as_secs_f64());
+        let segs = acked as f64 / mss;
+        let cwnd = self.cwnd_f;
+        // Section 4.3: the Reno-friendly estimate.
+        self.w_est += self.alpha() * segs / cwnd;
+        if self.cfg.reno_friendly && self.w_cubic(t) < self.w_est {
+            self.cwnd_f = cwnd.max(self.w_est);
+        } else {
+            // Sections 4.4 and 4.5.
+            let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
+            self.cwnd_f = cwnd + (target - cwnd) / cwnd * segs;
+        }
+        self.write(st);
+    }
+
+    fn recovery_style(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+
+    fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
+        self.congestion_event(st, flight);
+        self.cwnd_f = st.ssthresh as f64 / st.mss as f64;
+        self.write(st);
+        st.ca_bytes = 0;
+    }
+
+    fn on_exit_recovery(&mut self, st: &mut CcState, _flight: u64) {
+        self.cwnd_f = st.ssthresh as f64 / st.mss as f64;
+        self.write(st);
+    }
+
+    fn on_rto(&mut self, st: &mut CcState, flight: u64, first_timeout: bool) {
+        if first_timeout {
+            self.congestion_event(st, flight);
+        }
+        self.epoch = None;
+        self.after_rto = true;
+        self.cwnd_f = 1.0;
+        self.write(st);
+        st.ca_bytes = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CaRule;
+    use super::*;
+    use crate::time::Dur;
+
+    fn close(a: f64, b: f64, eps: f64) -> bool {
+        (a - b).abs() < eps
+    }
+
+    #[test]
+    fn w_cubic_matches_rfc9438_worked_values() {
+        // W_max = 100 segments, reduced by beta 0.7 to cwnd_epoch = 70:
+        // K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.217163326508746 s,
+        // W(0) = 70, W(1) = 86.680764, W(2) = 95.640336, W(3) = 99.278716,
+        // W(K) = 100 (plateau), W(5) = 100.191899, W(6) = 102.266703, W(8) = 121.652735.
+        let mut c = Cubic {
+            w_max: 100.0,
+            ..Cubic::default()
+        };
+        c.start_epoch(SimTime(0), 70.0);
+        assert!(close(c.k, 4.217_163_326_508_746, 1e-12), "K {}", c.k);
+        for (t, w) in [
+            (0.0, 70.0),
+            (1.0, 86.680_763_835),
+            (2.0, 95.640_335_687),
+            (3.0, 99.278_715_555),
+            (c.k, 100.0),
+            (5.0, 100.191_899_339),
+            (6.0, 102.266_703_256),
+            (8.0, 121.652_735_140),
+        ] {
+            assert!(
+                close(c.w_cubic(t), w, 1e-6),
+                "W({t}) = {} not {w}",
+                c.w_cubic(t)
+            );
+        }
+    }
+
+    fn st(cwnd_segs: u64) -> CcState {
+        CcState {
+            cwnd: cwnd_segs * 1000,
+            ssthresh: 1000,
+            mss: 1000,
+            ca_rule: CaRule::PerAck,
+            abc_limit: 1,
+            ca_bytes: 0,
+        }
+    }
+
+    fn ack_at(ms: u64) -> AckEvent {
+        AckEvent {
+            now: SimTime(ms * 1_000_000),
+            bytes_acked: 1000,
+            srtt: Some(Dur::from_millis(100)),
+            ..AckEvent::default()
+        }
+    }
+
+    #[test]
+    fn loss_sets_w_max_beta_and_fast_convergence() {
+        let mut c = Cubic::default();
+        let mut s = st(100);
+        c.on_enter_recovery(&mut s, 100_000);
+        assert_eq!((s.ssthresh, s.cwnd), (70_000, 70_000));
+        assert!(close(c.w_max, 100.0, 1e-9));
+        // A second loss below the old W_max: fast convergence W_max = 70 x 1.7 / 2 = 59.5.
+        c.on_enter_recovery(&mut s, 70_000);
+        assert!(close(c.w_max, 59.5, 1e-9));
+        assert_eq!(s.ssthresh, 49_000);
+    }
+
+    #[test]
+    fn concave_growth_follows_the_target() {
+        let mut c = Cubic::default();
+        let mut s = st(100);
+        c.on_enter_recovery(&mut s, 100_000);
+        c.on_exit_recovery(&mut s, 70_000);
+        // The first ACK starts the epoch at t = 0, where W_cubic(0) = cwnd_epoch = 70 is below
+        // W_est (which already grew by alpha/cwnd): the Reno-friendly region, cwnd = W_est.
+        c.on_ack(&mut s, &ack_at(0));
+        assert!(close(c.cwnd_f, c.w_est, 1e-12));
+        // One second later W_cubic(1) = 86.68 is far above W_est: concave region, cwnd grows by
+        // (target - cwnd) / cwnd with target = W_cubic(1 + RTT) bounded by 1.5 cwnd.
+        let before = c.cwnd_f;
+        c.on_ack(&mut s, &ack_at(1000));
+        let target = c.w_cubic(1.1).clamp(before, 1.5 * before);
+        let want = before + (target - before) / before;
+        assert!(close(c.cwnd_f, want, 1e-9), "{} vs {want}", c.cwnd_f);
+        // Over K seconds of ACKs the window approaches W_max and stays below it until K.
+        let mut t = 1000;
+        while t < 4000 {
+            t += 10;
+            c.on_ack(&mut s, &ack_at(t));
+        }
+        assert!(c.cwnd_f > 95.0 && c.cwnd_f < 100.5, "{}", c.cwnd_f);
+    }
+
+    #[test]
+    fn reno_friendly_region_takes_w_est() {
+        // Small W_max close to cwnd: the cubic curve is flat near t = 0, W_est grows with ACKs
+        // and wins: cwnd = W_est.
+        let mut c = Cubic::default();
+        let mut s = st(10);
+        c.on_enter_recovery(&mut s, 10_000);
+        c.on_exit_recovery(&mut s, 7000);
+        assert!(close(c.alpha(), 3.0 * 0.3 / 1.7, 1e-12));
+        for _ in 0..50 {
+            c.on_ack(&mut s, &ack_at(0));
+        }
+        assert!(c.w_cubic(0.0) < c.w_est);
+        assert!(close(c.cwnd_f, c.w_est, 1e-9));
+        assert!(c.cwnd_f > 7.0 + 0.5294 * 50.0 / 12.0, "{}", c.cwnd_f);
+    }
+
+    #[test]
+    fn after_rto_the_epoch_starts_with_k_zero() {
+        let mut c = Cubic::default();
+        let mut s = st(100);
+        c.on_rto(&mut s, 100_000, true);
+        assert_eq!((s.cwnd, s.ssthresh), (1000, 70_000));
+        s.cwnd = 70_000; // slow start brought it back to ssthresh
+        c.on_ack(&mut s, &ack_at(0));
+        assert_eq!(c.k, 0.0);
+        assert!(close(c.w_max, 70.0, 1e-9));
+    }
+}

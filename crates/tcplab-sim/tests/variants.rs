@@ -1,0 +1,596 @@
+//! Congestion-control and loss-recovery plug-ins end to end: scripted drops of exact segments,
+//! regression guards, the classic variants and profiles, and the delivery property for every
+//! combination of congestion control and loss recovery.
+
+mod common;
+
+use common::*;
+use tcplab_sim::scenario::{classic_variant, profile, CLASSIC_VARIANTS, PROFILES};
+use tcplab_sim::tcp::{cc, recovery};
+use tcplab_sim::SimOutput;
+
+const MSS: u64 = 1460;
+/// Round-trip propagation of the test path (2 x 20 ms).
+const RTT: f64 = 0.040;
+
+/// Sequence number of the k-th data segment (0-based): data start at 1.
+fn seg(k: u64) -> u64 {
+    1 + k * MSS
+}
+
+/// A `list` error model dropping the given (segment index, transmission) pairs.
+fn drops(list: &[(u64, u32)]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|&(k, tx)| format!("{{ seq = {}, tx = {tx} }}", seg(k)))
+        .collect();
+    format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
+}
+
+/// The [tcp] table for a congestion control and a loss recovery, on the RFC profile, with
+/// every segment ACKed (no delayed ACK) so duplicate ACKs can be counted exactly.
+fn tcp(cc: &str, lr: &str, extra: &str) -> String {
+    format!(
+        "profile = \"rfc\"\ncongestion_control = \"{cc}\"\nloss_recovery = \"{lr}\"\n\
+         delayed_ack = false\nmax_retries = 100\n{extra}"
+    )
+}
+
+/// A server -> client FTP download of `size` bytes over one 10 Mbit/s link with 20 ms each
+/// way; `data` and `ack` are the error models of the data and ACK directions.
+fn scenario(tcp: &str, size: u64, data: &str, ack: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = 1
+[tcp]
+{tcp}
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "client"
+[[links]]
+a = "server"
+b = "client"
+rate = "10Mbps"
+delay = "20ms"
+queue = "unlimited"
+[links.ab]
+error = {data}
+[links.ba]
+error = {ack}
+[[apps]]
+kind = "ftp"
+client = "client"
+server = "server"
+size = "{size}B"
+[output]
+events = true
+packets = true
+"#
+    )
+}
+
+/// One row of the event log.
+#[derive(Clone, Debug)]
+struct Ev {
+    time: f64,
+    end: u64,
+    kind: String,
+    seq: u64,
+    detail: String,
+}
+
+/// The server's (data sender's) events.
+fn events(out: &SimOutput) -> Vec<Ev> {
+    let t = out.table("events").expect("events table");
+    let (time, end, kind) = (f64s(t, "time_s"), u64s(t, "end"), strs(t, "kind"));
+    let (seq, detail) = (u64s(t, "seq"), strs(t, "detail"));
+    (0..time.len())
+        .map(|i| Ev {
+            time: time[i],
+            end: end[i],
+            kind: kind[i].clone(),
+            seq: seq[i],
+            detail: detail[i].clone(),
+        })
+        .filter(|e| e.end == 1)
+        .collect()
+}
+
+fn count(ev: &[Ev], kind: &str) -> usize {
+    ev.iter().filter(|e| e.kind == kind).count()
+}
+
+fn server(out: &SimOutput, key: &str) -> f64 {
+    num(&out.summary, &format!("connections.0.server.{key}"))
+}
+
+/// Send times of the server's transmissions of data segment `k` (all transmissions).
+fn sends_of(pk: &[Pkt], k: u64) -> Vec<(f64, u64)> {
+    pk.iter()
+        .filter(|p| p.event == "send" && p.from_end == 1 && p.seq == seg(k) && p.len > 0)
+        .map(|p| (p.time, p.tx))
+        .collect()
+}
+
+fn completed(out: &SimOutput) -> bool {
+    get(&out.summary, "apps.0.completed").as_bool() == Some(true)
+}
+
+fn run(cc: &str, lr: &str, extra: &str, size: u64, data: &str) -> SimOutput {
+    run_toml(&scenario(&tcp(cc, lr, extra), size, data, NONE))
+}
+
+// ---------------------------------------------------------------------------- two losses
+
+const SIZE: u64 = 200 * MSS;
+
+#[test]
+fn two_losses_in_one_window_reno_dupack_needs_a_second_fast_retransmit_or_a_timeout() {
+    let out = run("reno", "dupack", "", SIZE, &drops(&[(60, 1), (63, 1)]));
+    assert!(completed(&out));
+    let ev = events(&out);
+    // Reno leaves recovery on the partial ACK for segment 63; that segment is only resent by a
+    // second fast retransmit (three more duplicate ACKs) or the timeout.
+    assert_eq!(
+        ev.iter()
+            .find(|e| e.kind == "recovery_exit")
+            .map(|e| e.detail.as_str()),
+        Some("partial ack")
+    );
+    let episodes = count(&ev, "fast_retransmit") + count(&ev, "rto");
+    assert!(episodes >= 2, "{ev:?}");
+    let fr: Vec<&Ev> = ev.iter().filter(|e| e.kind == "fast_retransmit").collect();
+    assert_eq!(fr[0].seq, seg(60));
+    if fr.len() > 1 {
+        assert_eq!(fr[1].seq, seg(63));
+    }
+    assert_eq!(server(&out, "retransmissions"), 2.0);
+}
+
+#[test]
+fn two_losses_in_one_window_newreno_recovers_both_in_one_recovery() {
+    let out = run("newreno", "newreno", "", SIZE, &drops(&[(60, 1), (63, 1)]));
+    assert!(completed(&out));
+    let ev = events(&out);
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+    assert_eq!(count(&ev, "rto"), 0);
+    let exits: Vec<&Ev> = ev.iter().filter(|e| e.kind == "recovery_exit").collect();
+    assert_eq!(exits.len(), 1);
+    assert_eq!(exits[0].detail, "full ack");
+    assert_eq!(server(&out, "retransmissions"), 2.0);
+    // The second hole is resent the moment the partial ACK arrives (RFC 6582 step 5), one RTT
+    // after the first retransmission.
+    let pk = packets(&out);
+    let (t1, _) = sends_of(&pk, 60)[1];
+    let (t2, _) = sends_of(&pk, 63)[1];
+    let partial = pk
+        .iter()
+        .find(|p| p.event == "recv" && p.from_end == 0 && p.ack == seg(63))
+        .expect("partial ACK");
+    assert_eq!(t2, partial.time);
+    assert!((RTT..RTT + 0.02).contains(&(t2 - t1)), "{t1} {t2}");
+}
+
+#[test]
+fn two_losses_in_one_window_sack_retransmits_both_within_one_rtt() {
+    let out = run("newreno", "sack", "", SIZE, &drops(&[(60, 1), (63, 1)]));
+    assert!(completed(&out));
+    let ev = events(&out);
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+    assert_eq!(count(&ev, "rto"), 0);
+    assert_eq!(server(&out, "retransmissions"), 2.0);
+    let pk = packets(&out);
+    let (t1, _) = sends_of(&pk, 60)[1];
+    let (t2, _) = sends_of(&pk, 63)[1];
+    assert!(
+        t2 >= t1 && t2 - t1 < RTT,
+        "both holes within one RTT: {t1} {t2}"
+    );
+    // The ACKs carried SACK blocks (RFC 2018), the most recent block first.
+    let sacked = pk
+        .iter()
+        .filter(|p| p.event == "send" && p.from_end == 0 && p.ack == seg(60))
+        .count();
+    assert!(sacked >= 3);
+}
+
+#[test]
+fn two_losses_in_one_window_rack_tlp_recovers_both_without_timeout() {
+    let out = run("newreno", "rack-tlp", "", SIZE, &drops(&[(60, 1), (63, 1)]));
+    assert!(completed(&out));
+    let ev = events(&out);
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+    assert_eq!(count(&ev, "rto"), 0);
+    assert_eq!(server(&out, "retransmissions"), 2.0);
+}
+
+#[test]
+fn tahoe_slow_starts_and_goes_back_n_after_fast_retransmit() {
+    let out = run("tahoe", "dupack", "", SIZE, &drops(&[(60, 1)]));
+    assert!(completed(&out));
+    let ev = events(&out);
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+    assert_eq!(count(&ev, "recovery_exit"), 0, "no fast recovery");
+    // cwnd = 1 MSS at the fast retransmit.
+    let fr = ev.iter().find(|e| e.kind == "fast_retransmit").unwrap();
+    assert!(fr.detail.ends_with(&format!("cwnd {MSS}")), "{}", fr.detail);
+    // Go-back-N: segments after the hole, which the receiver already holds, are sent again.
+    assert!(server(&out, "retransmissions") > 1.0);
+    assert!(num(&out.summary, "connections.0.client.duplicate_segments") > 0.0);
+}
+
+// ---------------------------------------------------------------------------- lost retransmission
+
+#[test]
+fn a_lost_retransmission_needs_a_timeout_except_with_rack() {
+    let lost = drops(&[(60, 1), (60, 2)]);
+    for (cc, lr) in [
+        ("reno", "dupack"),
+        ("newreno", "newreno"),
+        ("newreno", "sack"),
+    ] {
+        let out = run(cc, lr, "", SIZE, &lost);
+        assert!(completed(&out), "{lr}");
+        assert!(server(&out, "rto_expirations") >= 1.0, "{lr}");
+    }
+    // RACK sees segments sent after the retransmission delivered while the retransmission is
+    // not: lost after RACK.rtt (RFC 8985 section 6), no timeout.
+    let out = run("newreno", "rack-tlp", "", SIZE, &lost);
+    assert!(completed(&out));
+    assert_eq!(server(&out, "rto_expirations"), 0.0);
+    let pk = packets(&out);
+    let tx: Vec<u64> = sends_of(&pk, 60).iter().map(|s| s.1).collect();
+    assert_eq!(tx, [1, 2, 3]);
+    let ev = events(&out);
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+}
+
+// ---------------------------------------------------------------------------- tail loss
+
+#[test]
+fn a_tail_loss_is_repaired_by_a_probe_with_rack_tlp_and_by_the_rto_without() {
+    let n = 100;
+    let size = n * MSS;
+    let tail = drops(&[(n - 1, 1)]);
+    let out = run("newreno", "newreno", "", size, &tail);
+    assert!(completed(&out));
+    assert_eq!(server(&out, "rto_expirations"), 1.0);
+
+    let out = run("newreno", "rack-tlp", "", size, &tail);
+    assert!(completed(&out));
+    assert_eq!(server(&out, "rto_expirations"), 0.0);
+    let ev = events(&out);
+    let probes: Vec<&Ev> = ev.iter().filter(|e| e.kind == "tlp").collect();
+    assert_eq!(probes.len(), 1, "{ev:?}");
+    assert_eq!(probes[0].detail, "probe retransmission");
+    // The probe resent the last data segment about two SRTTs after it was first sent, and its
+    // ACK counted as a repaired loss (RFC 8985 section 7.4.2).
+    let pk = packets(&out);
+    let s = sends_of(&pk, n - 1);
+    assert_eq!(s.len(), 2);
+    let gap = s[1].0 - s[0].0;
+    assert!((2.0 * RTT..4.0 * RTT).contains(&gap), "PTO {gap}");
+    assert_eq!(count(&ev, "tlp_recovery"), 1);
+}
+
+// ---------------------------------------------------------------------------- PRR
+
+/// Duplicate ACKs the server receives between the fast retransmit and its first new segment.
+fn dupacks_before_first_new_send(out: &SimOutput) -> usize {
+    let pk = packets(out);
+    let fr = pk
+        .iter()
+        .position(|p| p.event == "send" && p.from_end == 1 && p.seq == seg(60) && p.tx == 2)
+        .expect("fast retransmit");
+    let max_before = pk[..fr]
+        .iter()
+        .filter(|p| p.event == "send" && p.from_end == 1)
+        .map(|p| p.seq)
+        .max()
+        .unwrap();
+    let first_new = pk[fr..]
+        .iter()
+        .position(|p| p.event == "send" && p.from_end == 1 && p.seq > max_before)
+        .expect("new data")
+        + fr;
+    pk[fr..first_new]
+        .iter()
+        .filter(|p| p.event == "recv" && p.from_end == 0 && p.ack == seg(60))
+        .count()
+}
+
+#[test]
+fn prr_spreads_the_window_reduction_over_the_recovery() {
+    // Without PRR (RFC 6675 alone) the sender waits until pipe has fallen below the halved
+    // window, about half a window of ACKs; with PRR it sends one segment per two ACKs at once.
+    let one = drops(&[(60, 1)]);
+    let plain = run("newreno", "sack", "", SIZE, &one);
+    let prr = run("newreno", "sack", "prr = true", SIZE, &one);
+    assert!(completed(&plain) && completed(&prr));
+    let (a, b) = (
+        dupacks_before_first_new_send(&plain),
+        dupacks_before_first_new_send(&prr),
+    );
+    assert!(a >= 10, "without PRR {a}");
+    assert!(b <= 4, "with PRR {b}");
+    for out in [&plain, &prr] {
+        assert_eq!(count(&events(out), "fast_retransmit"), 1);
+        assert_eq!(server(out, "rto_expirations"), 0.0);
+    }
+}
+
+// ---------------------------------------------------------------------------- regression guards
+
+/// Whether any fast retransmit happened after a timeout and before the cumulative ACK passed
+/// everything outstanding at that timeout.
+fn fast_retransmit_during_rto_recovery(out: &SimOutput) -> bool {
+    let ev = events(out);
+    let pk = packets(out);
+    for rto in ev.iter().filter(|e| e.kind == "rto" && e.seq > 0) {
+        let recover = pk
+            .iter()
+            .filter(|p| p.event == "send" && p.from_end == 1 && p.time <= rto.time)
+            .map(|p| p.seq + p.len)
+            .max()
+            .unwrap_or(0);
+        let passed = pk
+            .iter()
+            .find(|p| {
+                p.event == "recv" && p.from_end == 0 && p.time >= rto.time && p.ack >= recover
+            })
+            .map_or(f64::INFINITY, |p| p.time);
+        if ev
+            .iter()
+            .any(|e| e.kind == "fast_retransmit" && e.time > rto.time && e.time < passed)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn after_a_timeout_a_single_duplicate_ack_does_not_restart_fast_recovery() {
+    // Segment 60 and its fast retransmission are lost, segment 70 three times: after the
+    // timeout, the retransmission of 60 is acknowledged up to 70, 70 is resent (and lost) and
+    // new data follows; the receiver answers that with ONE duplicate ACK whose SACK blocks cover
+    // far more than DupThresh segments. RFC 6675's IsLost would start a fast retransmit on it,
+    // but no recovery may start before the ACK passes the timeout's recovery point (RFC 6675
+    // section 5.1): the sender logs the ignored trigger and waits for the next timeout.
+    let list = drops(&[(60, 1), (60, 2), (70, 1), (70, 2), (70, 3)]);
+    let out = run("newreno", "sack", "", SIZE, &list);
+    assert!(completed(&out));
+    let ev = events(&out);
+    assert!(count(&ev, "dupack_ignored") >= 1, "{ev:?}");
+    assert_eq!(count(&ev, "fast_retransmit"), 1);
+    assert!(!fast_retransmit_during_rto_recovery(&out));
+    assert_eq!(server(&out, "rto_expirations"), 2.0);
+    // The same losses with every loss recovery: never a fast retransmit in RTO recovery.
+    for lr in ["dupack", "newreno", "sack", "rack-tlp"] {
+        for cc in ["tahoe", "reno", "newreno", "cubic"] {
+            let out = run(cc, lr, "", SIZE, &list);
+            assert!(completed(&out), "{cc} {lr}");
+            assert!(!fast_retransmit_during_rto_recovery(&out), "{cc} {lr}");
+        }
+    }
+}
+
+#[test]
+fn the_retransmission_timer_is_rearmed_on_fast_retransmit() {
+    // The fast retransmission is lost: the timeout fires exactly one RTO (the RFC profile's
+    // 1 s minimum) after it, not after the original transmission or the last new ACK.
+    for (cc, lr) in [
+        ("reno", "dupack"),
+        ("newreno", "newreno"),
+        ("tahoe", "dupack"),
+    ] {
+        let out = run(cc, lr, "", SIZE, &drops(&[(60, 1), (60, 2)]));
+        assert!(completed(&out));
+        let pk = packets(&out);
+        let s = sends_of(&pk, 60);
+        let (fr, rto) = (s[1], s[2]);
+        assert_eq!((fr.1, rto.1), (2, 3));
+        assert!(((rto.0 - fr.0) - 1.0).abs() < 1e-9, "{cc} {lr}: {s:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------- names, variants, profiles
+
+#[test]
+fn every_registered_name_constructs_and_aliases_work() {
+    for (name, desc) in cc::registry() {
+        let c = cc::by_name(name).unwrap_or_else(|| panic!("cc {name}"));
+        assert_eq!(c.name(), name);
+        assert!(!desc.is_empty());
+    }
+    for (name, _) in recovery::registry() {
+        let r = recovery::by_name(name).unwrap_or_else(|| panic!("recovery {name}"));
+        assert_eq!(r.name(), name);
+    }
+    assert_eq!(recovery::by_name("rfc5681").unwrap().name(), "dupack");
+    assert!(recovery::by_name("sack").unwrap().wants_sack());
+    assert!(recovery::by_name("rack-tlp").unwrap().wants_sack());
+    assert!(!recovery::by_name("newreno").unwrap().wants_sack());
+}
+
+#[test]
+fn classic_variants_resolve_to_their_pairs() {
+    let want = [
+        ("tahoe", "tahoe", "dupack"),
+        ("reno", "reno", "dupack"),
+        ("newreno", "newreno", "newreno"),
+        ("sack", "newreno", "sack"),
+    ];
+    assert_eq!(CLASSIC_VARIANTS.len(), want.len());
+    for (v, c, l) in want {
+        assert_eq!(classic_variant(v), Some((c, l)));
+        let out = run_toml(&scenario(
+            &format!("profile = \"rfc\"\nvariant = \"{v}\""),
+            20 * MSS,
+            NONE,
+            NONE,
+        ));
+        assert_eq!(
+            get(&out.summary, "connections.0.congestion_control").as_str(),
+            Some(c)
+        );
+        assert_eq!(
+            get(&out.summary, "connections.0.loss_recovery").as_str(),
+            Some(l)
+        );
+    }
+    let e = tcplab_sim::Scenario::from_toml_str(&scenario("variant = \"vegas\"", 1000, NONE, NONE))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("tcp.variant") && e.contains("tahoe, reno, newreno, sack"),
+        "{e}"
+    );
+    // The old name of the duplicate-ACK recovery still parses.
+    let out = run("reno", "rfc5681", "", 20 * MSS, NONE);
+    assert_eq!(
+        get(&out.summary, "connections.0.loss_recovery").as_str(),
+        Some("dupack")
+    );
+}
+
+#[test]
+fn linux_and_ns2_profiles() {
+    let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
+    assert!(names.contains(&"linux") && names.contains(&"ns2"));
+    let l = profile("linux", "tcp.profile").unwrap();
+    assert_eq!(l.initial_cwnd, 10);
+    assert_eq!(l.rto.min.0, 200_000_000);
+    assert_eq!(l.rto.initial.0, 1_000_000_000);
+    assert_eq!(l.rto.max.0, 120_000_000_000);
+    assert_eq!(l.delack_max.0, 40_000_000);
+    assert_eq!(l.rcv_buf, 131_072);
+    assert!(l.sack && l.timestamps && l.window_scaling && l.prr);
+    assert_eq!(
+        (l.congestion_control.as_str(), l.loss_recovery.as_str()),
+        ("cubic", "rack-tlp")
+    );
+    let n = profile("ns2", "tcp.profile").unwrap();
+    assert_eq!((n.mss, n.rcv_buf, n.initial_cwnd), (1000, 20_000, 2));
+    assert_eq!(n.rto.granularity.0, 10_000_000);
+    assert_eq!(n.rto.min.0, 200_000_000);
+    assert_eq!(n.rto.max.0, 60_000_000_000);
+    assert!(!n.delayed_ack && n.limited_transmit);
+    assert_eq!(
+        (n.congestion_control.as_str(), n.loss_recovery.as_str()),
+        ("tahoe", "dupack")
+    );
+    // Both run a lossy download to completion; Linux's segments carry timestamps.
+    for p in ["linux", "ns2"] {
+        let out = run_toml(&scenario(
+            &format!("profile = \"{p}\""),
+            300_000,
+            r#"{ model = "per", p = 0.02 }"#,
+            NONE,
+        ));
+        assert!(completed(&out), "{p}");
+    }
+    let out = run_toml(&scenario("profile = \"linux\"", 100_000, NONE, NONE));
+    assert_eq!(num(&out.summary, "connections.0.server.mss"), 1448.0);
+    let e = tcplab_sim::Scenario::from_toml_str(&scenario("prr = 1", 1000, NONE, NONE))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tcp.prr"), "{e}");
+}
+
+// ---------------------------------------------------------------------------- property
+
+/// Reassemble the client's in-order byte stream from the data segments it received: bytes
+/// delivered in order, each once, and whether the FIN came right after the last byte.
+fn in_order_bytes(pk: &[Pkt]) -> (u64, bool) {
+    let mut next = 1u64;
+    let mut waiting: std::collections::BTreeMap<u64, u64> = Default::default();
+    let mut fin = None;
+    for p in pk
+        .iter()
+        .filter(|p| p.event == "recv" && p.from_end == 1 && p.flags & 0x02 == 0)
+    {
+        if p.flags & 0x01 != 0 {
+            fin = Some(p.seq + p.len);
+        }
+        if p.len > 0 {
+            let e = waiting.entry(p.seq).or_insert(0);
+            *e = (*e).max(p.seq + p.len);
+        }
+        while let Some((&s, &e)) = waiting.iter().next() {
+            if s > next {
+                break;
+            }
+            waiting.remove(&s);
+            next = next.max(e);
+        }
+    }
+    (next - 1, fin == Some(next))
+}
+
+#[test]
+fn every_combination_delivers_every_byte_once_in_order_under_heavy_loss() {
+    let ccs: Vec<&str> = cc::registry().iter().map(|r| r.0).collect();
+    let lrs: Vec<&str> = recovery::registry().iter().map(|r| r.0).collect();
+    // (seed, data PER, ACK PER, size): up to 30 % on both directions.
+    let cases = [
+        (11u64, 0.05, 0.0, 150_000u64),
+        (12, 0.15, 0.10, 90_000),
+        (13, 0.30, 0.30, 40_000),
+        (14, 0.30, 0.05, 60_000),
+    ];
+    let mut runs = 0;
+    for (ci, cc) in ccs.iter().enumerate() {
+        for (li, lr) in lrs.iter().enumerate() {
+            for (k, &(seed, pd, pa, size)) in cases.iter().enumerate() {
+                // PRR on for half the runs, in a pattern that covers every pair both ways.
+                let prr = (ci + li + k) % 2 == 0;
+                let toml = scenario(
+                    &tcp(cc, lr, &format!("prr = {prr}")),
+                    size,
+                    &format!("{{ model = \"per\", p = {pd} }}"),
+                    &format!("{{ model = \"per\", p = {pa} }}"),
+                );
+                let out = run_seed(&toml, seed);
+                let what = format!("{cc} x {lr} prr {prr} seed {seed} p {pd}/{pa} size {size}");
+                assert!(completed(&out), "{what}: did not complete");
+                assert_eq!(
+                    num(&out.summary, "connections.0.client.bytes_delivered") as u64,
+                    size,
+                    "{what}"
+                );
+                let pk = packets(&out);
+                let (bytes, fin) = in_order_bytes(&pk);
+                assert_eq!(bytes, size, "{what}: reassembled stream");
+                assert!(fin, "{what}: FIN after the last byte");
+                let dropped = pk
+                    .iter()
+                    .filter(|p| p.event == "drop_error" && p.from_end == 1 && p.len > 0)
+                    .count() as f64;
+                assert!(
+                    server(&out, "retransmissions") >= dropped,
+                    "{what}: {} retransmissions for {dropped} dropped data frames",
+                    server(&out, "retransmissions")
+                );
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, ccs.len() * lrs.len() * cases.len());
+}
+
+#[test]
+fn pacing_recovery_timers_and_prr_stay_deterministic() {
+    let toml = scenario(
+        &tcp("bbr", "rack-tlp", "prr = true"),
+        200_000,
+        r#"{ model = "per", p = 0.05 }"#,
+        r#"{ model = "per", p = 0.05 }"#,
+    );
+    let a = run_seed(&toml, 5);
+    let b = run_seed(&toml, 5);
+    assert_eq!(a, b);
+    assert!(completed(&a));
+}
