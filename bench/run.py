@@ -94,7 +94,8 @@ def main() -> int:
         print(f"{r['figure']:<52} {r['wall_s']:>9.4f}  runs/s {r['runs_per_s']:,.0f}")
         print(f"    command: {r['command']}")
     if len(results) >= 6:
-        print(f"ratio: run_many speed-up with all cores: {results[-2]['wall_s'] / results[-1]['wall_s']:.2f}")
+        speedup = results[-2]["wall_s"] / results[-1]["wall_s"]
+        print(f"ratio: run_many speed-up with all cores: {speedup:.2f}")
     extra = ROOT / "bench" / "extra.py"
     if extra.exists():
         subprocess.run([sys.executable, str(extra)], cwd=ROOT, check=True)

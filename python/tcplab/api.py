@@ -312,6 +312,25 @@ class Result:
             df.to_parquet(out / f"{name}.parquet", index=False)
         return out
 
+    def to_pcap(self, path: str | os.PathLike[str], *, host: str) -> int:
+        """Write a pcap of what `host` sent and received (like tcpdump on that host), for
+        Wireshark. Needs the per-packet log: run with ``output.packets = true``. Returns the
+        number of frames written. See `tcplab.pcap` for how frames are rebuilt."""
+        from tcplab.pcap import write_pcap
+
+        if "packets" not in self.traces:
+            raise _errors.InvalidValueError(
+                "output.packets: false: the per-packet log is needed for a pcap; "
+                "set output.packets = true"
+            )
+        names = [n.get("name") for n in self.scenario.get("nodes", [])]
+        if host not in names:
+            raise _errors.InvalidValueError(
+                f"host: invalid value {host!r}: one of the scenario's nodes: {', '.join(names)}"
+            )
+        mss = int(self.scenario.get("tcp", {}).get("mss", 1460))
+        return write_pcap(self.traces["packets"], path, node=names.index(host), mss=mss)
+
     @classmethod
     def from_dir(cls, path: str | os.PathLike[str]) -> Result:
         """Read back what `to_dir` wrote."""

@@ -2,6 +2,7 @@
 
     tcplab run FILE [--seed N] [--json] [--out DIR] [--set key=value ...]
     tcplab validate FILE [--set key=value ...]
+    tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
     tcplab version
     tcplab model ...     (tcplab.models.cli, when present)
     tcplab study ...     (tcplab.studies.cli, when present)
@@ -112,10 +113,28 @@ def run_cmd(
         ),
     ] = None,
     assignments: SetOpt = None,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            "--pcap",
+            file_okay=False,
+            help="Write one pcap per host (DIR/<host>.pcap) for Wireshark; turns on the "
+            "per-packet log.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Simulate a scenario and print its summary."""
     with _tcplab_errors():
-        result = run(_load(file, assignments or []), seed=seed)
+        scenario = _load(file, assignments or [])
+        if pcap is not None:
+            scenario = scenario.with_overrides({"output.packets": True})
+        result = run(scenario, seed=seed)
+        if pcap is not None:
+            for node in result.scenario.get("nodes", []):
+                if node.get("kind", "host") == "host":
+                    n = result.to_pcap(pcap / f"{node['name']}.pcap", host=node["name"])
+                    typer.echo(f"wrote {pcap / (node['name'] + '.pcap')} ({n} frames)", err=True)
     if out is not None:
         written = result.to_dir(out)
         typer.echo(f"wrote {written}", err=True)
@@ -133,6 +152,131 @@ def validate_cmd(file: FileArg, assignments: SetOpt = None) -> None:
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
     typer.echo(scenario.to_json(normalized=True))
+
+
+@app.command("compare")
+def compare_cmd(
+    file: FileArg,
+    sweep: Annotated[
+        str | None,
+        typer.Option(
+            "--sweep",
+            metavar="NAME=LO..HI",
+            help="Sweep one field: ber=1e-8..1e-4 or per=0.001..0.1 (the data direction of the "
+            "link(s) that carry an error model), or a dotted path such as "
+            "links.wan.ab.error.ber=1e-7..1e-5; LO..HI is log-spaced (--points), V1,V2,... "
+            "lists values. Without it: the scenario as given.",
+            show_default=False,
+        ),
+    ] = None,
+    points: Annotated[int, typer.Option("--points", help="Log-spaced points of LO..HI.")] = 7,
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds per point (1..N).")] = 3,
+    app_name: Annotated[
+        str | None,
+        typer.Option(
+            "--app", help="The application to compare (default: the first).", show_default=False
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="Simulation threads (default: one per CPU).", show_default=False
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            file_okay=False,
+            help="Write compare.csv, compare.json and the figure (compare.png/.svg) here.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    assignments: SetOpt = None,
+) -> None:
+    """Simulated throughput against the analytic models (window, line rate, Mathis, PFTK,
+    Cardwell) over a sweep, with each model's error and where its assumptions break."""
+    # Measured results come from a source of tcplab.compare.SOURCES ("sim" here); a testbed
+    # source registers there and gets its own flag (--testbed), passed as compare(source=...).
+    from tcplab import compare as cmp
+
+    for option, value in (("--points", points), ("--seeds", seeds), ("--jobs", jobs)):
+        if value is not None and value < 1:
+            _print_error(ValueError(f"{option} {value}: must be a whole number >= 1"))
+            raise typer.Exit(EXIT_USER_ERROR)
+    with _tcplab_errors():
+        scenario = _load(file, assignments or [])
+        try:
+            sw = None if sweep is None else cmp.parse_sweep(sweep, points)
+            plan = cmp.plan_comparison(scenario, sw, seeds=seeds, app=app_name)
+            if not as_json:
+                typer.echo(f"simulating {len(plan.runs)} runs ...", err=True)
+            df = cmp.compare(plan, jobs=jobs)
+        except cmp.SweepError as e:
+            _print_error(e)
+            raise typer.Exit(EXIT_USER_ERROR) from None
+    if out is not None:
+        written = cmp.write_comparison(df, out)
+        typer.echo(f"wrote {', '.join(str(p) for p in written.values())}", err=True)
+    if as_json:
+        typer.echo(json.dumps(cmp.comparison_dict(df), indent=2, allow_nan=False))
+        return
+    _print_comparison(df, file)
+
+
+def _sweep_value(v: float) -> str:
+    if v != v:  # NaN: no sweep
+        return "-"
+    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.3g}"
+
+
+def _print_comparison(df: Any, file: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tcplab import compare as cmp
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=220)
+    a = df.attrs
+    console.print(
+        f"{file}: app {a['app']!r} ({a['kind']}), sender = {a['sender_end']}; "
+        f"{len(a['seeds'])} seeds per point; {cmp.describe_targets(df)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    table = Table(title="Throughput in Mbps (model error vs simulation)", title_justify="left")
+    table.add_column(a["sweep"] or "point", justify="right")
+    for col in ("p", "sim (95% CI)", "RTO share"):
+        table.add_column(col, justify="right")
+    for label, _ in cmp.MODELS.values():
+        table.add_column(label, justify="right")
+    table.add_column("breaks", justify="left")
+    for _, r in df.iterrows():
+        sim = r["sim_mean_Bps"] * 8e-6
+        ci = r["sim_ci_Bps"] * 8e-6
+        cells = [
+            _sweep_value(r["value"]),
+            f"{r['p']:.3g}",
+            f"{sim:.3f}" + ("" if ci != ci else f" ±{ci:.3f}"),
+            f"{r['rto_share']:.0%}",
+        ]
+        for key in cmp.MODELS:
+            v, e = r[key], r[f"err_{key}"]
+            if v != v:
+                cells.append("-")
+            elif v == float("inf"):
+                cells.append("inf")
+            else:
+                cells.append(f"{v * 8e-6:.3f} ({e:+.0%})")
+        cells.append(cmp.flags_text(r) or "-")
+        table.add_row(*cells)
+    console.print(table)
+    for key, text in cmp.CRITERIA.items():
+        line = f"{cmp.FLAG_LETTERS[key]} = {key}: {text}"
+        console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("version")

@@ -1,5 +1,9 @@
 """``tcplab model ...``: the analytic models from the command line.
 
+``tcplab model --scenario FILE`` (also ``tcplab model scenario FILE``) evaluates every model
+that applies to a scenario file, with RTT, MSS, window, bottleneck and loss derived from the
+scenario (`tcplab.compare.scenario_inputs`), and says which limit binds.
+
 Quantities are written as people write them ("100ms", "10Mbps", "10MB", "0.1%"; see
 :mod:`tcplab.models.units`).  Each command prints its inputs and the figure;
 ``--json`` prints the same as JSON (infinite values become ``null``).  Bad input exits
@@ -12,6 +16,7 @@ import json
 import math
 from collections.abc import Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -696,3 +701,316 @@ def cwnd_growth_cmd(
         as_json,
         text_outputs=lines,
     )
+
+
+# ---------------------------------------------------------------------------------
+# every model for a scenario: tcplab model --scenario FILE (or tcplab model scenario FILE)
+
+ScenarioAppOpt = Annotated[
+    str | None,
+    typer.Option("--app", help="Only this application (by name); default: every one."),
+]
+ScenarioSetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario field by dotted path, as in `tcplab run`. Repeatable.",
+        show_default=False,
+    ),
+]
+
+
+@app.callback(invoke_without_command=True)
+def model_main(
+    ctx: typer.Context,
+    scenario: Annotated[
+        Path | None,
+        typer.Option(
+            "--scenario",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="Evaluate every applicable model for this scenario file (TOML), deriving RTT, "
+            "MSS, window and loss from it.",
+            show_default=False,
+        ),
+    ] = None,
+    app_name: ScenarioAppOpt = None,
+    assignments: ScenarioSetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Analytic TCP models. With --scenario FILE: every model, its inputs taken from the
+    scenario."""
+    if ctx.invoked_subcommand is not None:
+        given = [
+            name
+            for name, value in (
+                ("--scenario", scenario),
+                ("--app", app_name),
+                ("--set", assignments),
+                ("--json", as_json or None),
+            )
+            if value
+        ]
+        if given:
+            raise typer.BadParameter(
+                f"{', '.join(given)} before the command {ctx.invoked_subcommand!r}: "
+                f"--scenario takes no model command (tcplab model --scenario FILE); put a "
+                f"command's own options after it (tcplab model {ctx.invoked_subcommand} ...)",
+                param_hint=f"'{given[0]}'",
+            )
+        return
+    if scenario is None:
+        if app_name is not None or assignments:
+            raise typer.BadParameter(
+                "--app and --set need --scenario FILE", param_hint="'--scenario'"
+            )
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    _scenario_report(scenario, app_name, assignments or [], as_json)
+
+
+@app.command("scenario")
+def scenario_cmd(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="Scenario file (TOML).",
+            show_default=False,
+        ),
+    ],
+    app_name: ScenarioAppOpt = None,
+    assignments: ScenarioSetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every applicable model for a scenario file (same as tcplab model --scenario FILE)."""
+    _scenario_report(file, app_name, assignments or [], as_json)
+
+
+def _load_scenario(file: Path, assignments: list[str]) -> Any:
+    from tcplab.api import Scenario
+    from tcplab.cli import parse_assignment
+
+    sc = Scenario.from_toml(file)
+    if assignments:
+        sc = sc.with_overrides(dict(parse_assignment(a) for a in assignments))
+    return sc
+
+
+def _scenario_report(file: Path, app_name: str | None, assignments: list[str], as_json: bool):
+    from tcplab import errors
+    from tcplab.compare import MODELS, evaluate_models, scenario_inputs
+
+    try:
+        sc = _load_scenario(file, assignments)
+        inputs = scenario_inputs(sc, app_name)
+    except errors.TcplabError as e:
+        typer.echo(f"error: {e}", err=True)
+        for note in getattr(e, "__notes__", ()):
+            typer.echo(f"  ({note})", err=True)
+        raise typer.Exit(2) from None
+    if not inputs:
+        typer.echo(f"error: --scenario {str(file)!r}: the scenario has no application", err=True)
+        raise typer.Exit(2)
+    docs = []
+    for x in inputs:
+        m = evaluate_models(x)
+        docs.append((x, m))
+    if as_json:
+        out = {
+            "scenario": str(file),
+            "apps": [_scenario_doc(x, m, MODELS) for x, m in docs],
+        }
+        typer.echo(json.dumps(_jsonable(out), indent=2, allow_nan=False))
+        return
+    for i, (x, m) in enumerate(docs):
+        if i:
+            typer.echo("")
+        for line in _scenario_lines(file, x, m):
+            typer.echo(line)
+
+
+def _scenario_doc(x: Any, m: dict[str, Any], names: dict[str, tuple[str, str]]) -> dict:
+    d = x.to_dict()
+    notes = d.pop("notes")
+    data_path, ack_path = d.pop("data_path"), d.pop("ack_path")
+    models_ = {
+        key: {"label": label, "formula": formula, "throughput_bytes_per_s": m[key]}
+        for key, (label, formula) in names.items()
+    }
+    models_["application"] = {
+        "label": "application",
+        "formula": "CBR packet_size / interval (inf: no application limit)",
+        "throughput_bytes_per_s": m["application"],
+    }
+    return {
+        "app": x.app,
+        "inputs": d,
+        "data_path": data_path,
+        "ack_path": ack_path,
+        "models": models_,
+        "window_at_propagation_rtt_bytes_per_s": m["window_propagation"],
+        "pftk_expected_window_segments": m["expected_window_segments"],
+        "cardwell_latency_s": m["cardwell_latency_s"],
+        "binding": m["binding"],
+        "estimate_bytes_per_s": m["estimate"],
+        "estimate_seconds": m["estimate_seconds"],
+        "notes": notes,
+    }
+
+
+def _bits(rate_bps: float) -> str:
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate_bps >= factor:
+            return f"{rate_bps / factor:g} {prefix}bps"
+    return f"{rate_bps:g} bps"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.6g} ms"
+
+
+def _hop_text(h: Any) -> str:
+    err = {"none": "no errors"}.get(h.error_model, f"{h.error_model}: PER {h.per:.4g}")
+    return f"{h.name}: {_bits(h.rate_bps)}, {units.format_duration(h.delay_s)}, {h.framing}, {err}"
+
+
+def _path_text(path: Any) -> str:
+    if not path:
+        return "-"
+    parts = [path[0].src]
+    for h in path:
+        parts.append(f"({_hop_text(h)}) -> {h.dst}")
+    return " ".join(parts)
+
+
+def _scenario_lines(file: Path, x: Any, m: dict[str, Any]) -> list[str]:
+    fd = units.format_duration
+    fr = units.format_rate
+    what = x.kind
+    if x.size_bytes is not None:
+        what += f", {x.size_bytes:,.0f} bytes"
+    elif x.offered_Bps is not None:
+        what += f", offered {fr(x.offered_Bps)}"
+    else:
+        what += ", unlimited"
+    receiver = x.data_path[-1].dst if x.data_path else "?"
+    lines = [
+        f"Scenario {file}: app {x.app!r} ({what}; {x.sender} -> {receiver})",
+        f"  data path  {_path_text(x.data_path)}",
+        f"  ACK path   {_path_text(x.ack_path)}",
+        "inputs:",
+    ]
+    ts = "timestamps: -12 bytes of options" if x.timestamps else "no timestamps"
+    d0 = x.data_path[0] if x.data_path else None
+    a0 = x.ack_path[0] if x.ack_path else None
+    ser_d = " + ".join(f"{h.wire_bytes} B at {_bits(h.rate_bps)}" for h in x.data_path)
+    ser_a = " + ".join(f"{h.wire_bytes} B at {_bits(h.rate_bps)}" for h in x.ack_path)
+    cap = "window scaling" if x.window_scaling else "no window scaling: capped at 65,535"
+    per_hops = ", ".join(
+        f"{h.name} {h.error_model}" + ("" if h.error_model == "none" else f" {h.per:.4g}")
+        for h in x.data_path
+    )
+    rows = [
+        ("MSS", f"{x.eff_mss_bytes:,} bytes (tcp.mss {x.mss_bytes}; {ts})"),
+        (
+            "data frame",
+            f"{x.data_ip_bytes:,} B IP"
+            + (
+                f"; {d0.wire_bytes:,} B on the wire, {d0.exposed_bytes:,} B exposed to errors "
+                f"({d0.framing})"
+                if d0
+                else ""
+            ),
+        ),
+        (
+            "ACK frame",
+            f"{x.ack_ip_bytes:,} B IP" + (f"; {a0.wire_bytes:,} B on the wire" if a0 else ""),
+        ),
+        (
+            "RTT",
+            f"{_ms(x.rtt_s)} = propagation {_ms(x.rtt_propagation_s)} + data serialisation "
+            f"{_ms(x.rtt_data_serialisation_s)} ({ser_d}) + ACK serialisation "
+            f"{_ms(x.rtt_ack_serialisation_s)} ({ser_a})",
+        ),
+        (
+            "receive window",
+            f"{x.rwnd_bytes:,.0f} bytes = {x.rwnd_segments:.4g} segments "
+            f"(rcv_buf {x.rcv_buf_bytes:,.0f}; {cap})",
+        ),
+        (
+            "bottleneck",
+            f"{x.bottleneck} at {fr(x.bottleneck_rate_Bps)}; {x.overhead_bytes} B overhead per "
+            f"full segment (headers + {x.data_path[0].framing if x.data_path else '?'} framing)",
+        ),
+        ("p (data)", f"{x.p:.6g} = 1 - prod(1 - PER) over {per_hops}"),
+        ("p (ACK)", f"{x.p_ack:.6g} (ACK frames on the ACK path)"),
+        (
+            "b",
+            f"{x.b:g} "
+            + (
+                f"(delayed ACK: every {x.b:g} segments, {fd(x.delack_max_s)} timer)"
+                if x.delayed_ack
+                else "(an ACK per segment)"
+            ),
+        ),
+        (
+            "T0 (RTO)",
+            f"{fd(x.rto_s)} = max(rto_min {fd(x.rto_min_s)}, RTT + granularity "
+            f"{fd(x.clock_granularity_s)})",
+        ),
+        ("initial window", f"{x.initial_cwnd} segments"),
+        ("TCP", f"{x.congestion_control} + {x.loss_recovery}"),
+    ]
+    lines += [f"  {k:<22} {v}" for k, v in rows]
+    lines.append("models (bytes/s; * = the binding limit):")
+    binding_key = {
+        "window": "window",
+        "line-rate": "line_rate",
+        "application": "application",
+        "loss": "mathis_b1" if x.b == 1 else "mathis_b2",
+    }[m["binding"]]
+    mss = x.eff_mss_bytes
+    explain = {
+        "window": f"rwnd / RTT = {x.rwnd_bytes:,.0f} / {_ms(x.rtt_s)}; "
+        f"{fr(m['window_propagation'])} at the propagation RTT",
+        "line_rate": f"{mss} / ({mss} + {x.overhead_bytes}) x {fr(x.bottleneck_rate_Bps)}",
+        "mathis_b1": f"{mss} / {_ms(x.rtt_s)} x sqrt(3 / (2 x {x.p:.4g}))",
+        "mathis_b2": f"{mss} / {_ms(x.rtt_s)} x sqrt(3 / (4 x {x.p:.4g}))",
+        "pftk_full": f"b {x.b:g}, T0 {fd(x.rto_s)}, Wmax {x.rwnd_segments:.4g} segments, "
+        f"E[W] {m['expected_window_segments']:.4g}",
+        "pftk_approx": f"b {x.b:g}, T0 {fd(x.rto_s)}, capped at rwnd / RTT",
+        "cardwell": (
+            f"{x.size_bytes:,.0f} B / E[latency] {fd(m['cardwell_latency_s'])} "
+            f"(IW {x.initial_cwnd}, handshake with SYN timeout {fd(x.rto_initial_s)})"
+            if x.size_bytes is not None
+            else "not applicable: the transfer has no size"
+        ),
+    }
+    from tcplab.compare import MODELS
+
+    for key, (label, _) in MODELS.items():
+        value = m[key]
+        mark = "*" if key == binding_key else " "
+        shown = "-" if value is None or math.isnan(value) else fr(value)
+        lines.append(f" {mark}{label:<22} {shown}  {explain[key]}")
+    app_mark = "*" if binding_key == "application" else " "
+    app_text = (
+        f"{fr(x.offered_Bps)}  CBR offered rate" if x.offered_Bps is not None else "- (no limit)"
+    )
+    lines.append(f" {app_mark}{'application':<22} {app_text}")
+    est = f"binding limit (line rate, window, application, Mathis b={x.b:g}): {m['binding']} -> "
+    est += fr(m["estimate"])
+    if math.isfinite(m["estimate_seconds"]):
+        est += f"; {x.size_bytes:,.0f} bytes in {fd(m['estimate_seconds'])}"
+    lines.append(est)
+    if x.p == 0:
+        lines.append("note: p = 0: the loss models are unbounded (inf)")
+    for note in x.notes:
+        lines.append(f"note: {note}")
+    return lines

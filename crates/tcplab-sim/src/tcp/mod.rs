@@ -420,6 +420,9 @@ impl Endpoint {
             self.last_ack_sent = self.rcv_nxt;
             self.delack_count = 0;
             self.timers[TimerKind::DelAck as usize].cancel();
+        } else if flags & SYN != 0 {
+            // A SYN advertises the receive window too (never scaled in a SYN, RFC 7323 2.2).
+            p.wnd = self.cfg.rcv_buf.min(65_535) as u32;
         }
         let mut opt = 0;
         if self.ts_ok || (flags & SYN != 0 && self.cfg.timestamps) {
@@ -673,9 +676,18 @@ impl Endpoint {
             self.send_new(len, true, ctx);
             false
         } else {
-            let Some(i) = self.sb.len().checked_sub(1) else {
+            // The highest-sequence segment; our FIN travels alone, so probe with the last one
+            // carrying data (the receiver keeps an out-of-order FIN's sequence number), as a
+            // stack that piggybacks the FIN on its last segment would.
+            let n = self.sb.len();
+            let Some(last) = n.checked_sub(1) else {
                 return;
             };
+            let i = (0..n)
+                .rev()
+                .take(2)
+                .find(|&i| self.sb.get(i).is_some_and(|s| s.data_len() > 0))
+                .unwrap_or(last);
             self.retransmit_index(i, true, ctx);
             true
         };

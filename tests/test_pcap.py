@@ -1,0 +1,94 @@
+"""pcap export: the frames rebuilt from the per-packet log carry the simulator's header fields,
+valid IPv4 and TCP checksums, and nanosecond timestamps, in a file pcap readers accept."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+import tcplab
+from tcplab.errors import InvalidValueError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _checksum(data: bytes) -> int:
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _read(path: Path) -> list[tuple[int, bytes, int]]:
+    raw = path.read_bytes()
+    magic, vmaj, vmin, _, _, snap, link = struct.unpack("<IHHiIII", raw[:24])
+    assert (magic, vmaj, vmin, link) == (0xA1B23C4D, 2, 4, 1)
+    out, i = [], 24
+    while i < len(raw):
+        sec, nsec, incl, orig = struct.unpack("<IIII", raw[i : i + 16])
+        out.append((sec * 10**9 + nsec, raw[i + 16 : i + 16 + incl], orig))
+        i += 16 + incl
+    return out
+
+
+@pytest.fixture(scope="module")
+def lossy_result() -> tcplab.Result:
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "sarkar2022.toml").with_overrides(
+        {"apps.ftp.size": "300kB", "output.packets": True}
+    )
+    return tcplab.run(sc, seed=3)
+
+
+def test_client_capture_matches_the_packet_log(lossy_result, tmp_path):
+    pk = lossy_result.traces["packets"]
+    n = lossy_result.to_pcap(tmp_path / "client.pcap", host="client")
+    frames = _read(tmp_path / "client.pcap")
+    client = 2  # node index in the example: server, cloud, client
+    expected = pk[
+        ((pk.event == "send") & (pk.src == client)) | ((pk.event == "recv") & (pk.dst == client))
+    ]
+    assert n == len(frames) == len(expected)
+    times = [t for t, _, _ in frames]
+    assert times == sorted(times)
+    for (t, data, orig), (_, row) in zip(frames, expected.iterrows(), strict=True):
+        assert t == round(row.time_s * 1e9)
+        ip, tcp_off = data[14:34], 34
+        assert _checksum(ip) == 0, "IPv4 header checksum"
+        total = struct.unpack("!H", ip[2:4])[0]
+        assert orig == 14 + total and total == row.ip_bytes
+        ihl_tcp = (data[tcp_off + 12] >> 4) * 4
+        tcp = data[tcp_off : tcp_off + ihl_tcp]
+        seq, ack = struct.unpack("!II", tcp[4:12])
+        assert seq == row.seq % 2**32 and tcp[13] == row["flags"]
+        if row["flags"] & 0x10:
+            assert ack == row.ack % 2**32
+        # TCP checksum over the pseudo-header, header and a zero payload of row.len bytes.
+        tcp_len = total - 20
+        assert tcp_len == ihl_tcp + row.len
+        pseudo = ip[12:20] + struct.pack("!BBH", 0, 6, tcp_len)
+        assert _checksum(pseudo + tcp + bytes(row.len)) == 0, "TCP checksum"
+
+
+def test_sack_blocks_become_options():
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "sarkar2022.toml").with_overrides(
+        {"apps.ftp.size": "200kB", "output.packets": True, "tcp.sack": True}
+    )
+    res = tcplab.run(sc, seed=5)
+    pk = res.traces["packets"]
+    with_sack = pk[(pk.event == "send") & (pk.sack != "")]
+    assert len(with_sack) > 0
+
+
+def test_needs_the_packet_log_and_a_known_host(tmp_path):
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "sarkar2022.toml").with_overrides(
+        {"apps.ftp.size": "50kB", "output.packets": False}
+    )
+    res = tcplab.run(sc)
+    with pytest.raises(InvalidValueError, match="output.packets"):
+        res.to_pcap(tmp_path / "x.pcap", host="client")
+    res2 = tcplab.run(sc.with_overrides({"output.packets": True}))
+    with pytest.raises(InvalidValueError, match="nobody"):
+        res2.to_pcap(tmp_path / "x.pcap", host="nobody")
