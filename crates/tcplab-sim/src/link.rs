@@ -247,26 +247,10 @@ mod tests {
 
     fn pkt(len: u32) -> Packet {
         Packet {
-            uid: 0,
-            conn: 0,
-            to_end: 0,
-            src: 0,
             dst: 1,
-            flags: 0,
             seq: 1,
-            ack: 0,
             len,
-            wnd: 0,
-            tx_count: 1,
-            opt_len: 0,
-            syn_mss: 0,
-            syn_wscale: -1,
-            syn_sack_ok: false,
-            ts_val: 0,
-            ts_ecr: 0,
-            has_ts: false,
-            n_sack: 0,
-            sack: Default::default(),
+            ..Packet::default()
         }
     }
 

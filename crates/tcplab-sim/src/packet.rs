@@ -54,6 +54,34 @@ pub struct Packet {
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
 }
 
+impl Default for Packet {
+    /// An empty segment: no flags, no options (`syn_wscale` -1 means "no window scale option").
+    fn default() -> Self {
+        Packet {
+            uid: 0,
+            conn: 0,
+            to_end: 0,
+            src: 0,
+            dst: 0,
+            flags: 0,
+            seq: 0,
+            ack: 0,
+            len: 0,
+            wnd: 0,
+            tx_count: 1,
+            opt_len: 0,
+            syn_mss: 0,
+            syn_wscale: -1,
+            syn_sack_ok: false,
+            ts_val: 0,
+            ts_ecr: 0,
+            has_ts: false,
+            n_sack: 0,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        }
+    }
+}
+
 impl Packet {
     /// Bytes of the IP packet (IP + TCP headers, options, payload).
     #[inline]

@@ -35,17 +35,35 @@ struct AppRt {
     max_backlog: u64,
 }
 
-pub struct Sim<'s> {
-    sc: &'s Scenario,
+/// What endpoints borrow while they run: the clock and queue, their output, and the logs.
+struct World {
     q: EventQueue,
-    nodes: Vec<NodeRt>,
-    dirs: Vec<LinkDir>,
-    conns: Vec<[Endpoint; 2]>,
-    apps: Vec<AppRt>,
     out: Vec<Packet>,
     uid: u64,
     events: Option<EventLog>,
     packets: Option<PacketLog>,
+}
+
+impl World {
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
+            now: self.q.now(),
+            q: &mut self.q,
+            out: &mut self.out,
+            next_uid: &mut self.uid,
+            events: self.events.as_mut(),
+            packets: self.packets.as_mut(),
+        }
+    }
+}
+
+pub struct Sim<'s> {
+    sc: &'s Scenario,
+    w: World,
+    nodes: Vec<NodeRt>,
+    dirs: Vec<LinkDir>,
+    conns: Vec<[Endpoint; 2]>,
+    apps: Vec<AppRt>,
     trace: Option<ConnTrace>,
     last_rows: Vec<Option<TraceRow>>,
     stop: SimTime,
@@ -146,16 +164,18 @@ impl<'s> Sim<'s> {
         let out = &sc.output;
         Ok(Sim {
             sc,
-            q: EventQueue::new(),
+            w: World {
+                q: EventQueue::new(),
+                out: Vec::with_capacity(64),
+                uid: 0,
+                events: out.events.then(EventLog::default),
+                packets: out.packets.then(PacketLog::default),
+            },
             nodes,
             dirs,
             last_rows: vec![None; conns.len()],
             conns,
             apps,
-            out: Vec::with_capacity(64),
-            uid: 0,
-            events: out.events.then(EventLog::default),
-            packets: out.packets.then(PacketLog::default),
             trace: out.trace.then(ConnTrace::default),
             stop: SimTime::ZERO + sc.run.stop_time,
             stopped_by_time: false,
@@ -166,13 +186,14 @@ impl<'s> Sim<'s> {
     /// Run to completion (the event queue drains) or to the stop time.
     pub fn run(mut self) -> SimResult<SimOutput> {
         for (i, a) in self.sc.apps.iter().enumerate() {
-            self.q
+            self.w
+                .q
                 .schedule(SimTime::ZERO + a.start, Event::AppStart { app: i as u32 });
         }
         if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
-            self.q.schedule(SimTime::ZERO + iv, Event::Sample);
+            self.w.q.schedule(SimTime::ZERO + iv, Event::Sample);
         }
-        while let Some((t, ev)) = self.q.pop() {
+        while let Some((t, ev)) = self.w.q.pop() {
             if t > self.stop {
                 self.stopped_by_time = true;
                 break;
@@ -200,7 +221,7 @@ impl<'s> Sim<'s> {
     }
 
     fn now(&self) -> SimTime {
-        self.q.now()
+        self.w.q.now()
     }
 
     fn on_deliver(&mut self, dir: usize) {
@@ -208,11 +229,11 @@ impl<'s> Sim<'s> {
             return;
         };
         if let Some(n) = next {
-            self.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+            self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
         if f.corrupted {
             let now = self.now();
-            if let Some(ev) = self.events.as_mut() {
+            if let Some(ev) = self.w.events.as_mut() {
                 ev.push(
                     now,
                     f.pkt.conn,
@@ -222,7 +243,7 @@ impl<'s> Sim<'s> {
                     self.dirs[dir].name.clone(),
                 );
             }
-            if let Some(pl) = self.packets.as_mut() {
+            if let Some(pl) = self.w.packets.as_mut() {
                 pl.push(now, "drop_error", &self.dirs[dir].name, &f.pkt);
             }
             return;
@@ -234,15 +255,7 @@ impl<'s> Sim<'s> {
     fn arrive(&mut self, node: u16, p: Packet) {
         if node == p.dst {
             let conn = p.conn as usize;
-            let now = self.now();
-            let mut ctx = Ctx {
-                now,
-                q: &mut self.q,
-                out: &mut self.out,
-                next_uid: &mut self.uid,
-                events: self.events.as_mut(),
-                packets: self.packets.as_mut(),
-            };
+            let mut ctx = self.w.ctx();
             self.conns[conn][p.to_end as usize].on_segment(&p, &mut ctx);
             self.after(conn);
         } else {
@@ -258,7 +271,7 @@ impl<'s> Sim<'s> {
         let now = self.now();
         match self.dirs[dir as usize].offer(now, p) {
             Offer::QueueDrop => {
-                if let Some(ev) = self.events.as_mut() {
+                if let Some(ev) = self.w.events.as_mut() {
                     ev.push(
                         now,
                         p.conn,
@@ -268,7 +281,7 @@ impl<'s> Sim<'s> {
                         self.dirs[dir as usize].name.clone(),
                     );
                 }
-                if let Some(pl) = self.packets.as_mut() {
+                if let Some(pl) = self.w.packets.as_mut() {
                     pl.push(now, "drop_queue", &self.dirs[dir as usize].name, &p);
                 }
             }
@@ -277,22 +290,14 @@ impl<'s> Sim<'s> {
                 head_changed,
             } => {
                 if head_changed {
-                    self.q.schedule(arrival, Event::LinkDeliver { dir });
+                    self.w.q.schedule(arrival, Event::LinkDeliver { dir });
                 }
             }
         }
     }
 
     fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) -> bool {
-        let now = self.now();
-        let mut ctx = Ctx {
-            now,
-            q: &mut self.q,
-            out: &mut self.out,
-            next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
-        };
+        let mut ctx = self.w.ctx();
         let fired = self.conns[conn][end as usize].on_timer(kind, &mut ctx);
         if fired {
             self.after(conn);
@@ -305,14 +310,7 @@ impl<'s> Sim<'s> {
         let a = &self.sc.apps[app];
         let conn = self.apps[app].conn as usize;
         self.apps[app].started = Some(now);
-        let mut ctx = Ctx {
-            now,
-            q: &mut self.q,
-            out: &mut self.out,
-            next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
-        };
+        let mut ctx = self.w.ctx();
         let client = &mut self.conns[conn][0];
         match a.kind {
             AppKind::Ftp { request_size, .. } => {
@@ -345,14 +343,7 @@ impl<'s> Sim<'s> {
         let now = self.now();
         let conn = self.apps[app].conn as usize;
         let started = self.apps[app].started.unwrap_or(SimTime::ZERO);
-        let mut ctx = Ctx {
-            now,
-            q: &mut self.q,
-            out: &mut self.out,
-            next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
-        };
+        let mut ctx = self.w.ctx();
         let client = &mut self.conns[conn][0];
         if stop.is_some_and(|d| now >= started + d) {
             if !self.apps[app].client_closed {
@@ -364,7 +355,8 @@ impl<'s> Sim<'s> {
             let rt = &mut self.apps[app];
             rt.offered += packet_size;
             rt.max_backlog = rt.max_backlog.max(client.unacked_app_bytes());
-            self.q
+            self.w
+                .q
                 .schedule(now + interval, Event::AppTick { app: app as u32 });
         }
         self.after(conn);
@@ -374,17 +366,9 @@ impl<'s> Sim<'s> {
     fn after(&mut self, conn: usize) {
         self.flush();
         let app = conn; // one connection per application
-        let now = self.now();
         let a = &self.sc.apps[app];
         let rt = &mut self.apps[app];
-        let mut ctx = Ctx {
-            now,
-            q: &mut self.q,
-            out: &mut self.out,
-            next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
-        };
+        let mut ctx = self.w.ctx();
         let [client, server] = &mut self.conns[conn];
         match a.kind {
             AppKind::Ftp { size, request_size } => {
@@ -427,14 +411,14 @@ impl<'s> Sim<'s> {
     }
 
     fn flush(&mut self) {
-        if self.out.is_empty() {
+        if self.w.out.is_empty() {
             return;
         }
-        let mut out = std::mem::take(&mut self.out);
+        let mut out = std::mem::take(&mut self.w.out);
         for p in out.drain(..) {
             self.forward(p.src, p);
         }
-        self.out = out;
+        self.w.out = out;
     }
 
     fn row(&self, conn: usize) -> TraceRow {
@@ -484,7 +468,7 @@ impl<'s> Sim<'s> {
         if active {
             if let Some(iv) = self.sc.output.trace_interval {
                 let at = self.now() + iv;
-                self.q.schedule(at, Event::Sample);
+                self.w.q.schedule(at, Event::Sample);
             }
         }
     }
@@ -615,7 +599,7 @@ impl<'s> Sim<'s> {
             "seed": self.sc.run.seed,
             "sim_time_s": end.as_secs_f64(),
             "stopped_by": if self.stopped_by_time { "stop_time" } else { "idle" },
-            "events": self.q.executed(),
+            "events": self.w.q.executed(),
             "apps": apps,
             "connections": connections,
             "links": links,
@@ -624,10 +608,10 @@ impl<'s> Sim<'s> {
         if let Some(t) = self.trace {
             tables.push(t.into_table());
         }
-        if let Some(e) = self.events {
+        if let Some(e) = self.w.events {
             tables.push(e.into_table());
         }
-        if let Some(p) = self.packets {
+        if let Some(p) = self.w.packets {
             tables.push(p.into_table());
         }
         SimOutput { summary, tables }

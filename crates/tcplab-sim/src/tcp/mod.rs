@@ -27,7 +27,7 @@ pub mod rto;
 pub mod scoreboard;
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
-use crate::packet::{Packet, SackBlock, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use crate::packet::{Packet, SackBlock, ACK, FIN, SYN};
 use crate::time::{Dur, SimTime};
 use crate::trace::{EventLog, PacketLog};
 
@@ -397,19 +397,8 @@ impl Endpoint {
             dst: self.peer_node,
             flags,
             seq,
-            ack: 0,
             len,
-            wnd: 0,
-            tx_count: 1,
-            opt_len: 0,
-            syn_mss: 0,
-            syn_wscale: -1,
-            syn_sack_ok: false,
-            ts_val: 0,
-            ts_ecr: 0,
-            has_ts: false,
-            n_sack: 0,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            ..Packet::default()
         };
         if flags & ACK != 0 {
             p.ack = self.rcv_nxt;
@@ -744,7 +733,7 @@ impl Endpoint {
         if self.retries > self.cfg.max_retries {
             return self.abort(ctx);
         }
-        let flight = self.flight();
+        let flight = self.flight_in_network();
         self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
         self.rto.on_timeout();
         self.in_recovery = false;
@@ -1118,7 +1107,7 @@ impl Endpoint {
         if verdict.repaired_by_probe && !self.in_recovery {
             // RFC 8985 section 7.4.2: a probe repaired a loss; the congestion control reacts as
             // to a fast-recovery episode (Linux: enter and end CWR at once).
-            let flight = self.flight();
+            let flight = self.flight_in_network();
             self.cc.on_enter_recovery(&mut self.ccs, flight);
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
@@ -1265,8 +1254,17 @@ impl Endpoint {
         true
     }
 
+    /// The FlightSize given to the congestion control at a congestion event: the bytes in the
+    /// network by the scoreboard (not SACKed, not marked lost, plus retransmissions). Without
+    /// SACK this is SND.NXT - SND.UNA as in RFC 5681 eq. 4; with SACK, data the receiver holds
+    /// above a hole is not in flight, and counting it would let ssthresh grow with every
+    /// further fast retransmit while SND.UNA is stuck.
+    fn flight_in_network(&self) -> u64 {
+        self.sb.rfc6675_pipe()
+    }
+
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
-        let flight = self.flight();
+        let flight = self.flight_in_network();
         self.cc.on_enter_recovery(&mut self.ccs, flight);
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();

@@ -29,6 +29,9 @@ pub struct RtoEstimator {
     pub cfg: RtoConfig,
     srtt: Option<f64>,
     rttvar: f64,
+    /// SRTT and RTTVAR rounded to nanoseconds, computed once per sample (read on every ACK).
+    srtt_ns: Option<Dur>,
+    rttvar_ns: Dur,
     base: Dur,
     backoff: u32,
     pub min_rtt: Option<Dur>,
@@ -41,6 +44,8 @@ impl RtoEstimator {
             cfg,
             srtt: None,
             rttvar: 0.0,
+            srtt_ns: None,
+            rttvar_ns: Dur::ZERO,
             base: cfg.initial,
             backoff: 0,
             min_rtt: None,
@@ -62,6 +67,8 @@ impl RtoEstimator {
             }
         }
         let s = self.srtt.unwrap_or(rf);
+        self.srtt_ns = Some(Dur(s.round() as u64));
+        self.rttvar_ns = Dur(self.rttvar.round() as u64);
         let var = (self.cfg.k * self.rttvar).max(self.cfg.granularity.0 as f64);
         let rto = Dur((s + var).round() as u64);
         self.base = rto.max(self.cfg.min).min(self.cfg.max);
@@ -95,10 +102,10 @@ impl RtoEstimator {
     }
 
     pub fn srtt(&self) -> Option<Dur> {
-        self.srtt.map(|s| Dur(s.round() as u64))
+        self.srtt_ns
     }
     pub fn rttvar(&self) -> Dur {
-        Dur(self.rttvar.round() as u64)
+        self.rttvar_ns
     }
 }
 
