@@ -372,6 +372,45 @@ fn run_many<'py>(
     })
 }
 
+/// The registered congestion controls and loss recoveries (name and one-line description, from
+/// the core's registries) and the classic variant names with the pair each resolves to, as JSON
+/// text: `{"congestion_controls": [{"name", "description"}], "loss_recoveries": [...],
+/// "classic": [{"name", "congestion_control", "loss_recovery"}]}`.
+#[pyfunction]
+fn variants(py: Python<'_>) -> PyResult<String> {
+    use serde_json::json;
+    use tcplab_sim::scenario::{classic_variant, CLASSIC_VARIANTS};
+    use tcplab_sim::tcp::{cc, recovery};
+
+    guarded_py(py, || {
+        let listed = |reg: Vec<(&str, &str)>| -> Vec<serde_json::Value> {
+            reg.into_iter()
+                .map(|(name, description)| json!({"name": name, "description": description}))
+                .collect()
+        };
+        let mut classic = Vec::with_capacity(CLASSIC_VARIANTS.len());
+        for name in CLASSIC_VARIANTS {
+            let (cc_name, lr_name) = classic_variant(name).ok_or_else(|| {
+                sim_error_to_py(
+                    py,
+                    &SimError::Internal(format!("classic variant {name:?} does not resolve")),
+                )
+            })?;
+            classic.push(json!({
+                "name": name,
+                "congestion_control": cc_name,
+                "loss_recovery": lr_name,
+            }));
+        }
+        let out = json!({
+            "congestion_controls": listed(cc::registry()),
+            "loss_recoveries": listed(recovery::registry()),
+            "classic": classic,
+        });
+        Ok(out.to_string())
+    })
+}
+
 /// Test hook: panic inside the core-call guard (on a rayon worker when `in_pool`), to check
 /// that a panic surfaces as `InternalError`. Not part of the API.
 #[pyfunction]
@@ -413,6 +452,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

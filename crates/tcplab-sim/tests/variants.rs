@@ -30,8 +30,16 @@ fn drops(list: &[(u64, u32)]) -> String {
 /// The [tcp] table for a congestion control and a loss recovery, on the RFC profile, with
 /// every segment ACKed (no delayed ACK) so duplicate ACKs can be counted exactly.
 fn tcp(cc: &str, lr: &str, extra: &str) -> String {
+    tcp_on("rfc", cc, lr, extra)
+}
+
+/// For scripted drops: a receive buffer large enough that cwnd, not the receiver's window,
+/// limits the sender, so new data can flow during recovery.
+const BIG_RWND: &str = "rcv_buf = \"4MB\"\nwindow_scaling = true\n";
+
+fn tcp_on(profile: &str, cc: &str, lr: &str, extra: &str) -> String {
     format!(
-        "profile = \"rfc\"\ncongestion_control = \"{cc}\"\nloss_recovery = \"{lr}\"\n\
+        "profile = \"{profile}\"\ncongestion_control = \"{cc}\"\nloss_recovery = \"{lr}\"\n\
          delayed_ack = false\nmax_retries = 100\n{extra}"
     )
 }
@@ -118,8 +126,14 @@ fn completed(out: &SimOutput) -> bool {
     get(&out.summary, "apps.0.completed").as_bool() == Some(true)
 }
 
+/// A scripted run: cwnd-limited sender, `data` the data direction's error model.
 fn run(cc: &str, lr: &str, extra: &str, size: u64, data: &str) -> SimOutput {
-    run_toml(&scenario(&tcp(cc, lr, extra), size, data, NONE))
+    run_toml(&scenario(
+        &tcp(cc, lr, &format!("{BIG_RWND}{extra}")),
+        size,
+        data,
+        NONE,
+    ))
 }
 
 // ---------------------------------------------------------------------------- two losses
@@ -170,7 +184,7 @@ fn two_losses_in_one_window_newreno_recovers_both_in_one_recovery() {
         .find(|p| p.event == "recv" && p.from_end == 0 && p.ack == seg(63))
         .expect("partial ACK");
     assert_eq!(t2, partial.time);
-    assert!((RTT..RTT + 0.02).contains(&(t2 - t1)), "{t1} {t2}");
+    assert!(t2 - t1 > RTT, "{t1} {t2}");
 }
 
 #[test]
@@ -184,10 +198,14 @@ fn two_losses_in_one_window_sack_retransmits_both_within_one_rtt() {
     let pk = packets(&out);
     let (t1, _) = sends_of(&pk, 60)[1];
     let (t2, _) = sends_of(&pk, 63)[1];
-    assert!(
-        t2 >= t1 && t2 - t1 < RTT,
-        "both holes within one RTT: {t1} {t2}"
-    );
+    // Both holes are resent before the first retransmission can have been acknowledged.
+    let first_acked = pk
+        .iter()
+        .find(|p| p.event == "recv" && p.from_end == 0 && p.ack > seg(60))
+        .expect("ACK of the retransmission")
+        .time;
+    assert!(t1 < t2 && t2 < first_acked, "{t1} {t2} {first_acked}");
+    assert!(t2 - t1 < RTT, "within one RTT: {t1} {t2}");
     // The ACKs carried SACK blocks (RFC 2018), the most recent block first.
     let sacked = pk
         .iter()
@@ -208,7 +226,7 @@ fn two_losses_in_one_window_rack_tlp_recovers_both_without_timeout() {
 
 #[test]
 fn tahoe_slow_starts_and_goes_back_n_after_fast_retransmit() {
-    let out = run("tahoe", "dupack", "", SIZE, &drops(&[(60, 1)]));
+    let out = run("tahoe", "dupack", "", SIZE, &drops(&[(60, 1), (63, 1)]));
     assert!(completed(&out));
     let ev = events(&out);
     assert_eq!(count(&ev, "fast_retransmit"), 1);
@@ -216,8 +234,9 @@ fn tahoe_slow_starts_and_goes_back_n_after_fast_retransmit() {
     // cwnd = 1 MSS at the fast retransmit.
     let fr = ev.iter().find(|e| e.kind == "fast_retransmit").unwrap();
     assert!(fr.detail.ends_with(&format!("cwnd {MSS}")), "{}", fr.detail);
-    // Go-back-N: segments after the hole, which the receiver already holds, are sent again.
-    assert!(server(&out, "retransmissions") > 1.0);
+    // Go-back-N: after the partial ACK for segment 63, segments after it, which the receiver
+    // already holds, are sent again in slow start.
+    assert!(server(&out, "retransmissions") > 2.0);
     assert!(num(&out.summary, "connections.0.client.duplicate_segments") > 0.0);
 }
 
@@ -534,27 +553,36 @@ fn in_order_bytes(pk: &[Pkt]) -> (u64, bool) {
 fn every_combination_delivers_every_byte_once_in_order_under_heavy_loss() {
     let ccs: Vec<&str> = cc::registry().iter().map(|r| r.0).collect();
     let lrs: Vec<&str> = recovery::registry().iter().map(|r| r.0).collect();
-    // (seed, data PER, ACK PER, size): up to 30 % on both directions.
+    // (seed, data PER, ACK PER, size, profile): up to 30 % on both directions; the profiles
+    // vary MSS, windows, delayed ACKs, timestamps and window scaling.
     let cases = [
-        (11u64, 0.05, 0.0, 150_000u64),
-        (12, 0.15, 0.10, 90_000),
-        (13, 0.30, 0.30, 40_000),
-        (14, 0.30, 0.05, 60_000),
+        (11u64, 0.05, 0.0, 150_000u64, "rfc"),
+        (12, 0.15, 0.10, 90_000, "linux"),
+        (13, 0.30, 0.30, 40_000, "rfc"),
+        (14, 0.30, 0.05, 60_000, "linux"),
+        (15, 0.10, 0.30, 80_000, "ns2"),
+        (16, 0.20, 0.20, 50_000, "riverbed"),
+        (17, 0.02, 0.02, 400_000, "linux"),
+        (18, 0.25, 0.0, 70_000, "ns2"),
     ];
     let mut runs = 0;
     for (ci, cc) in ccs.iter().enumerate() {
         for (li, lr) in lrs.iter().enumerate() {
-            for (k, &(seed, pd, pa, size)) in cases.iter().enumerate() {
+            for (k, &(seed, pd, pa, size, profile)) in cases.iter().enumerate() {
                 // PRR on for half the runs, in a pattern that covers every pair both ways.
                 let prr = (ci + li + k) % 2 == 0;
                 let toml = scenario(
-                    &tcp(cc, lr, &format!("prr = {prr}")),
+                    &format!(
+                        "profile = \"{profile}\"\ncongestion_control = \"{cc}\"\n\
+                         loss_recovery = \"{lr}\"\nmax_retries = 100\nprr = {prr}"
+                    ),
                     size,
                     &format!("{{ model = \"per\", p = {pd} }}"),
                     &format!("{{ model = \"per\", p = {pa} }}"),
                 );
                 let out = run_seed(&toml, seed);
-                let what = format!("{cc} x {lr} prr {prr} seed {seed} p {pd}/{pa} size {size}");
+                let what =
+                    format!("{cc} x {lr} prr {prr} {profile} seed {seed} p {pd}/{pa} size {size}");
                 assert!(completed(&out), "{what}: did not complete");
                 assert_eq!(
                     num(&out.summary, "connections.0.client.bytes_delivered") as u64,
@@ -593,4 +621,43 @@ fn pacing_recovery_timers_and_prr_stay_deterministic() {
     let b = run_seed(&toml, 5);
     assert_eq!(a, b);
     assert!(completed(&a));
+}
+
+#[test]
+fn an_unlimited_bulk_sender_runs_every_combination_to_the_stop_time() {
+    for (cc, _) in cc::registry() {
+        for (lr, _) in recovery::registry() {
+            let toml = format!(
+                r#"
+[run]
+seed = 2
+stop_time = "3s"
+[tcp]
+profile = "linux"
+congestion_control = "{cc}"
+loss_recovery = "{lr}"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+a = "a"
+b = "b"
+rate = "20Mbps"
+delay = "10ms"
+queue = "50p"
+[links.ab]
+error = {{ model = "per", p = 0.01 }}
+[[apps]]
+kind = "bulk"
+client = "a"
+server = "b"
+"#
+            );
+            let out = run_toml(&toml);
+            let got = num(&out.summary, "apps.0.bytes_received");
+            // At least a fifth of the link's 7.5 MB in 3 s, whatever the algorithm.
+            assert!(got > 1.5e6, "{cc} x {lr}: {got}");
+        }
+    }
 }

@@ -176,6 +176,10 @@ pub struct Endpoint {
     pub ccs: CcState,
     cc: Box<dyn CongestionControl>,
     rec: Box<dyn LossRecovery>,
+    /// The loss-recovery plug-in detects losses by time (`LossRecovery::time_based`).
+    rec_timers: bool,
+    /// The congestion control reads delivery-rate samples.
+    cc_rate: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -282,7 +286,9 @@ impl Endpoint {
             fin_sent: false,
             sb: Scoreboard::default(),
             ccs,
+            cc_rate: cc.uses_rate_samples(),
             cc,
+            rec_timers: rec.time_based(),
             rec,
             timers: [Timer::default(); N_TIMERS],
             dupacks: 0,
@@ -595,13 +601,17 @@ impl Endpoint {
                     .is_some_and(|t| t <= ctx.now)
                 {
                     self.timers[TimerKind::Probe as usize].cancel();
-                    self.on_probe(ctx);
+                    if !self.on_probe(ctx) {
+                        self.on_rto(ctx);
+                    }
                 } else {
                     self.on_rto(ctx);
                 }
             }
             TimerKind::Reorder => self.on_reorder_timer(ctx),
-            TimerKind::Probe => self.on_probe(ctx),
+            TimerKind::Probe => {
+                self.on_probe(ctx);
+            }
             TimerKind::Pace => self.try_send(ctx),
             TimerKind::DelAck => {
                 if self.rcv_nxt > self.last_ack_sent || self.delack_count > 0 {
@@ -617,7 +627,7 @@ impl Endpoint {
 
     /// Make the engine's reordering and probe timers follow the loss-recovery plug-in's.
     fn sync_rec_timers(&mut self, ctx: &mut Ctx) {
-        if self.aborted {
+        if self.aborted || !self.rec_timers {
             return;
         }
         for (kind, want) in [
@@ -648,15 +658,15 @@ impl Endpoint {
 
     /// TLP's probe timeout fired (RFC 8985 section 7.3): send one segment of new data if the
     /// receiver's window allows (cwnd is not consulted), else the highest-sequence segment
-    /// again; then re-arm the RTO.
-    fn on_probe(&mut self, ctx: &mut Ctx) {
+    /// again; then re-arm the RTO. Returns whether a probe was sent.
+    fn on_probe(&mut self, ctx: &mut Ctx) -> bool {
         if !self.can_send_data() || self.flight() == 0 {
-            return;
+            return false;
         }
         let v = self.view(ctx.now);
         if !self.rec.on_probe_timer(&v, &self.sb) {
             self.sync_rec_timers(ctx);
-            return;
+            return false;
         }
         let end = self.data_end();
         let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
@@ -670,7 +680,7 @@ impl Endpoint {
             // stack that piggybacks the FIN on its last segment would.
             let n = self.sb.len();
             let Some(last) = n.checked_sub(1) else {
-                return;
+                return false;
             };
             let i = (0..n)
                 .rev()
@@ -694,6 +704,7 @@ impl Endpoint {
         self.rec.on_probe_sent(&v, retransmission);
         self.restart_rto(ctx);
         self.sync_rec_timers(ctx);
+        true
     }
 
     fn abort(&mut self, ctx: &mut Ctx) {
@@ -1018,7 +1029,7 @@ impl Endpoint {
         if d.bytes > 0 {
             self.rs_delivered += d.bytes;
             self.rs_delivered_time = now;
-            if let Some(seg) = d.newest {
+            if let Some(seg) = d.newest.filter(|_| self.cc_rate) {
                 let send_elapsed = seg.last_sent.since(seg.tx.first_sent_time);
                 let ack_elapsed = now.since(seg.tx.delivered_time);
                 self.rs_first_sent_time = seg.last_sent;
@@ -1043,15 +1054,17 @@ impl Endpoint {
             }
         }
         // Loss detection by the plug-in (RACK, TLP).
-        let info = AckInfo {
-            acked,
-            dupack,
-            delivery: d,
-            ts_echo_us: (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1),
-        };
-        let v = self.view(now);
-        let verdict = self.rec.on_ack(&v, &mut self.sb, &info);
-        self.handle_verdict(verdict, ctx);
+        if self.rec_timers {
+            let info = AckInfo {
+                acked,
+                dupack,
+                delivery: d,
+                ts_echo_us: (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1),
+            };
+            let v = self.view(now);
+            let verdict = self.rec.on_ack(&v, &mut self.sb, &info);
+            self.handle_verdict(verdict, ctx);
+        }
         // RFC 6937 PRR: this ACK's sending allowance.
         if self.in_recovery {
             let mss = self.eff_mss;
@@ -1327,7 +1340,7 @@ impl Endpoint {
         });
         // The timer is restarted on every retransmission (RFC 6298 5.1 and ns-3 behaviour).
         self.restart_rto(ctx);
-        if !probe {
+        if !probe && self.rec_timers {
             let v = self.view(ctx.now);
             self.rec.on_transmit(&v, &self.sb, false);
         }
@@ -1424,7 +1437,7 @@ impl Endpoint {
             }
             // Nothing left to send although the window has room: the application limits us
             // (draft-cheng-iccrg-delivery-rate-estimation section 3.4).
-            if end == 1 + self.app_written && pipe < cwnd {
+            if end == self.app_written.saturating_add(1) && pipe < cwnd {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             break;
@@ -1467,7 +1480,7 @@ impl Endpoint {
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
-        if !probe {
+        if !probe && self.rec_timers {
             let v = self.view(ctx.now);
             self.rec.on_transmit(&v, &self.sb, true);
         }
@@ -1488,8 +1501,10 @@ impl Endpoint {
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
-        let v = self.view(ctx.now);
-        self.rec.on_transmit(&v, &self.sb, true);
+        if self.rec_timers {
+            let v = self.view(ctx.now);
+            self.rec.on_transmit(&v, &self.sb, true);
+        }
     }
 
     // ------------------------------------------------------------------ receiving data

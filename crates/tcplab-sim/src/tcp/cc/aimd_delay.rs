@@ -16,7 +16,9 @@
 //!   increase shrinks as the queue grows and turns into a decrease of up to a segments per
 //!   RTT once the standing queue exceeds `target`, so standing queues shrink back towards it;
 //!   cwnd never goes below 2 SMSS;
-//! - slow start as RFC 5681, left (ssthresh = cwnd) at the end of a round with A >= 1;
+//! - slow start as RFC 5681, left (ssthresh = cwnd) as soon as the smallest sample of the
+//!   current round so far shows a queue of `target` or more (checked on every ACK, so that the
+//!   doubling is stopped within the round, as HyStart's delay test does);
 //! - multiplicative decrease on loss: ssthresh = max(b x FlightSize, 2 SMSS), fast recovery as
 //!   Reno; RTO: cwnd = 1 SMSS (RFC 5681).
 //!
@@ -100,12 +102,16 @@ impl CongestionControl for AimdDelay {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        if st.cwnd < st.ssthresh {
+            if let (Some(r), Some(m)) = (self.round_min, self.min_rtt) {
+                if self.congestion_factor(r - m) >= 1.0 {
+                    st.ssthresh = st.cwnd.max(2 * st.mss);
+                }
+            }
+        }
         if ev.ack >= self.round_end {
             if let (Some(r), Some(m)) = (self.round_min, self.min_rtt) {
                 self.factor = self.congestion_factor(r - m);
-                if st.cwnd < st.ssthresh && self.factor >= 1.0 {
-                    st.ssthresh = st.cwnd.max(2 * st.mss);
-                }
             }
             self.round_min = None;
             self.round_end = ev.snd_max;

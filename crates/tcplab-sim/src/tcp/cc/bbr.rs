@@ -424,6 +424,10 @@ impl CongestionControl for Bbr {
         false
     }
 
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
+
     fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
         self.save_cwnd(st);
         self.in_loss_recovery = true;

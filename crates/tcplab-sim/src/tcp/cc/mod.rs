@@ -9,6 +9,15 @@
 //! bytes it considers in flight (`pipe`), and the sender may send while `pipe < cwnd`. For the
 //! classic duplicate-ACK recovery, pipe = flight - dupacks * MSS, which is exactly RFC 5681's
 //! "cwnd = ssthresh + 3 MSS, + 1 MSS per further duplicate ACK" written the other way round.
+//!
+//! Hooks: `on_ack` (ACKs of new data outside recovery: loss-based window growth), `on_delivery`
+//! (every ACK, with the bytes delivered, lost and in flight, a per-ACK RTT sample and, for
+//! algorithms that ask, a delivery-rate sample: model- and delay-based algorithms),
+//! `on_enter_recovery` / `on_exit_recovery` / `on_rto` / `on_rto_recovered` (congestion events),
+//! and `pacing_rate` (the sender paces when it returns a rate). One file per algorithm, each
+//! with a `Config` whose defaults cite their source:
+//!
+//! tahoe, reno, newreno, westwood, westwood+, vegas, veno, cubic, bbr, aimd-delay.
 
 pub mod aimd_delay;
 pub mod bbr;
@@ -186,6 +195,12 @@ pub trait CongestionControl: Send {
 
     /// A segment was sent (for pacing or rate-based controllers).
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
+
+    /// Whether the algorithm reads `AckEvent::rate` (the sender computes delivery-rate samples
+    /// only then).
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
 
     /// Pacing rate in bytes per second; None: no pacing (segments leave as the window allows).
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {

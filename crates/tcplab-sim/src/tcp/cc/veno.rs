@@ -187,8 +187,10 @@ mod tests {
             snd_max: u64::MAX,
             ..AckEvent::default()
         };
-        let mut v = Veno::default();
-        v.round_end = u64::MAX; // keep N fixed
+        let mut v = Veno {
+            round_end: u64::MAX, // keep N fixed
+            ..Veno::default()
+        };
         v.set_backlog(5.0);
         let mut s = st(10_000);
         // Two windows of ACKs in the congestive state: +1 segment once.

@@ -206,9 +206,9 @@ mod tests {
         w.sample(t(0.1), 1000);
         assert!(close(w.bwe(), 476.190_476_19), "{}", w.bwe());
         w.sample(t(0.2), 2000);
-        assert!(close(w.bwe(), 1859.410_430_84), "{}", w.bwe());
+        assert!(close(w.bwe(), 1_859.410_430_84), "{}", w.bwe());
         w.sample(t(0.25), 1000);
-        assert!(close(w.bwe(), 2744.317_239_09), "{}", w.bwe());
+        assert!(close(w.bwe(), 2_744.317_239_09), "{}", w.bwe());
         w.sample(t(3.25), 1000);
         assert!(close(w.bwe(), 10_166.666_666_67), "{}", w.bwe());
     }
@@ -251,9 +251,11 @@ mod tests {
 
     #[test]
     fn loss_sets_ssthresh_to_bwe_times_rtt_min() {
-        let mut w = Westwood::default();
-        w.bwe = 125_000.0; // 1 Mbit/s
-        w.rtt_min = Some(Dur::from_millis(100));
+        let mut w = Westwood {
+            bwe: 125_000.0, // 1 Mbit/s
+            rtt_min: Some(Dur::from_millis(100)),
+            ..Westwood::default()
+        };
         let mut s = CcState {
             cwnd: 40_000,
             ssthresh: u64::MAX / 4,

@@ -134,10 +134,12 @@ pub trait LossRecovery: Send {
     /// Classic (no SACK): the scoreboard's count (segments sent and not marked lost, plus
     /// retransmissions; with nothing SACKed this is FlightSize during fast recovery, and only what
     /// was resent since an RTO, i.e. go-back-N) minus one MSS per duplicate ACK seen in recovery,
-    /// which is RFC 5681's window inflation.
+    /// which is RFC 5681's window inflation. When SACK was negotiated (because `[tcp] sack` is
+    /// set), the segments those duplicate ACKs report are already out of the scoreboard's count,
+    /// so the inflation is not subtracted a second time.
     fn pipe(&self, v: &SenderView, sb: &Scoreboard) -> u64 {
         let p = sb.rfc6675_pipe();
-        if v.in_recovery {
+        if v.in_recovery && !v.sack_ok {
             p.saturating_sub(v.recovery_credits)
         } else {
             p
@@ -148,6 +150,12 @@ pub trait LossRecovery: Send {
     /// sent: a segment to retransmit without marking it lost (RFC 6675 NextSeg rules 3 and 4).
     fn next_seg_fallback(&mut self, _v: &SenderView, _sb: &Scoreboard) -> Option<usize> {
         None
+    }
+
+    /// Whether the plug-in detects losses by time: only then does the sender call `on_ack`,
+    /// `on_transmit` and the timer hooks (a saving on every ACK for the others).
+    fn time_based(&self) -> bool {
+        false
     }
 
     /// A segment was sent: new data (`new_data`) or a retransmission; not called for probes.

@@ -5,7 +5,9 @@
 //! (`CongestionControl::uses_prr`; BBR does not). Semantics:
 //!
 //! - at the start of fast recovery (after the congestion control set ssthresh):
-//!   prr_delivered = prr_out = 0, RecoverFS = SND.NXT - SND.UNA;
+//!   prr_delivered = prr_out = 0, RecoverFS = the bytes in flight by the scoreboard. The RFC
+//!   writes SND.NXT - SND.UNA, which is the same without SACK; with SACK the data the receiver
+//!   already holds is not in flight (Linux likewise divides by the cwnd before recovery);
 //! - on every ACK during recovery: DeliveredData = bytes newly acknowledged cumulatively or by
 //!   SACK; without SACK, each duplicate ACK counts one SMSS and a cumulative ACK counts what the
 //!   duplicate ACKs before it had not (section 3 of the RFC); prr_delivered += DeliveredData;

@@ -171,6 +171,10 @@ impl LossRecovery for RackTlp {
         true
     }
 
+    fn time_based(&self) -> bool {
+        true
+    }
+
     fn triggers_fast_retransmit(&mut self, v: &SenderView, _sb: &Scoreboard) -> bool {
         !v.sack_ok && v.dupacks == v.dupthresh
     }
