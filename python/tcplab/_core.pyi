@@ -47,5 +47,11 @@ def run_many(
     """Run scenarios in parallel (GIL released), in input order; a failed scenario's item is its
     exception instance (not raised)."""
 
+def variants() -> str:
+    """The registered congestion controls and loss recoveries (name, one-line description) and
+    the classic variant names with the (congestion control, loss recovery) pair each resolves
+    to, as JSON: ``{"congestion_controls": [{"name", "description"}], "loss_recoveries": [...],
+    "classic": [{"name", "congestion_control", "loss_recovery"}]}``."""
+
 def _panic_for_test(in_pool: bool = False) -> None:
     """Test hook: panic inside the binding's guard; raises InternalError."""

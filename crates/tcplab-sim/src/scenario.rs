@@ -526,10 +526,17 @@ pub fn classic_variant(name: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Merge TCP override tables: later tables win key by key.
+/// A `variant` in the later table replaces the earlier table's whole pair (`variant`,
+/// `congestion_control`, `loss_recovery`), so an application can pick a classic name over a
+/// scenario-wide explicit pair.
 fn merged_tcp(base: Option<&Value>, over: Option<&Value>) -> Map<String, Value> {
     let mut m = Map::new();
     for v in [base, over].into_iter().flatten() {
         if let Some(o) = v.as_object() {
+            if o.contains_key("variant") {
+                m.remove("congestion_control");
+                m.remove("loss_recovery");
+            }
             for (k, x) in o {
                 m.insert(k.clone(), x.clone());
             }
@@ -680,6 +687,16 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         c.prr = v;
     }
     if let Some(v) = get_str(m, path, "variant")? {
+        // Never let one silently win over the other.
+        for k in ["congestion_control", "loss_recovery"] {
+            if m.contains_key(k) {
+                return Err(SimError::invalid(
+                    join(path, "variant"),
+                    format!("{v:?} together with {k}"),
+                    "either variant (a classic pair) or congestion_control/loss_recovery, not both",
+                ));
+            }
+        }
         let (cc, lr) = classic_variant(&v).ok_or_else(|| {
             SimError::invalid(
                 join(path, "variant"),
@@ -1442,6 +1459,27 @@ size = "1MB"
         assert!(
             e.contains("tcp.congestion_control") && e.contains("\"warp\"") && e.contains("reno"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn variant_and_an_explicit_pair_conflict_but_an_app_variant_replaces_the_pair() {
+        let e = err("[tcp]\nvariant = \"sack\"\ncongestion_control = \"cubic\"\n");
+        assert!(e.contains("tcp.variant") && e.contains("not both"), "{e}");
+        let toml = format!(
+            "{}[tcp]\ncongestion_control = \"cubic\"\nloss_recovery = \"dupack\"\n",
+            BASE.replace(
+                "size = \"1MB\"",
+                "size = \"1MB\"\n[apps.tcp]\nvariant = \"sack\"",
+            )
+        );
+        let s = Scenario::from_toml_str(&toml).unwrap();
+        assert_eq!(
+            (
+                s.apps[0].tcp.congestion_control.as_str(),
+                s.apps[0].tcp.loss_recovery.as_str()
+            ),
+            ("newreno", "sack")
         );
     }
 

@@ -1,0 +1,170 @@
+"""The study `modular-ber` (seed 001): the grid and the paper's numbers, the claim checks on
+made-up numbers, and a reduced run in which throughput falls with the BER and SACK recovery
+beats duplicate-ACK recovery when windows lose several segments."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import tcplab
+from conftest import ROOT
+from tcplab.studies import get, names
+from tcplab.studies import modular_ber as mb
+
+EXAMPLE = ROOT / "examples" / "modular_ber.toml"
+
+
+def test_registered() -> None:
+    assert "modular-ber" in names()
+    assert get("modular-ber") is mb.STUDY
+    assert mb.STUDY.default_seeds == 5
+
+
+def test_grid_is_the_papers() -> None:
+    # Section 2: RTT 50, 200, 500 ms; BER 1e-8 .. 1e-4; all nine CC x ED pairs.
+    assert mb.RTTS_MS == (50, 200, 500)
+    assert len(mb.BER_EXPONENTS) == 17
+    assert mb.BER_EXPONENTS[0] == -8 and mb.BER_EXPONENTS[-1] == -4
+    assert np.allclose(np.diff(mb.BER_EXPONENTS), 0.25)
+    # the text's 10^-6.75, 10^-5.75 and 10^-5.5 are grid points
+    for e in (-6.75, -5.75, -5.5, -6.5):
+        assert e in mb.BER_EXPONENTS
+    assert set(mb.COMBOS) == {(cc, lr) for cc in mb.CCS for lr in mb.LRS}
+    assert set(mb.CCS) == {"tahoe", "reno", "newreno"}
+    assert set(mb.LRS) == {"dupack", "newreno", "sack"}
+    cases = mb.STUDY.cases()
+    assert len(cases) == 3 * 17 * 9
+    assert len(cases) * mb.STUDY.default_seeds == 2295
+    assert len({c.key for c in cases}) == len(cases)
+    # Figure 4 is traced: NewRenoCC + NewRenoED at every RTT
+    traced = [c for c in cases if c.traces]
+    assert {(c.params["rtt_ms"], c.params["cc"], c.params["lr"]) for c in traced} == {
+        (r, "newreno", "newreno") for r in mb.RTTS_MS
+    }
+
+
+def test_the_papers_numbers() -> None:
+    p = mb.PAPER
+    assert p["rate_bps"] == 1.5e6 and p["mss"] == 536 and p["file_size_bytes"] == 10_000_000
+    assert (p["ber_min"], p["ber_max"]) == (1e-8, 1e-4)
+    # PER = 1 - (1 - BER)^(MSS x 8): "PER from 0 to 30%" (the formula gives 35 % at 1e-4)
+    assert mb.paper_per(1e-8) == pytest.approx(1 - (1 - 1e-8) ** (536 * 8))
+    assert mb.paper_per(1e-8) < 1e-4
+    assert mb.paper_per(1e-4) == pytest.approx(0.3487, abs=1e-4)
+    assert p["per_range"] == [0.0, 0.30]
+    assert p["claim_a_max_difference"] == 0.10 and p["claim_b_newreno_vs_sack"] == 0.05
+    assert p["newreno_best_bers"] == [10**-6.75, 10**-5.75]
+    assert p["figure_exclusions"]["200"] == [["reno", "newreno"]]
+    assert p["figure_exclusions"]["500"] == [["reno", "newreno"], ["newreno", "newreno"]]
+
+
+def test_the_example_file_is_the_studys_scenario() -> None:
+    sc = tcplab.Scenario.from_toml(EXAMPLE)
+    assert sc == tcplab.Scenario.from_toml(mb.SCENARIO_TOML)
+    d = mb.STUDY.scenario().to_dict(normalized=True)
+    assert d["tcp"]["mss"] == 536 and d["tcp"]["profile"] == "ns2"
+    (link,) = d["links"]
+    assert link["rate"] == "1.5Mbps" and link["framing"] == "none"
+
+
+def test_error_models() -> None:
+    c = next(c for c in mb.STUDY.cases() if c.params["ber_exp"] == -5 and c.params["rtt_ms"] == 500)
+    assert c.overrides["links.noisy.ab.error"] == {"model": "per", "p": mb.paper_per(1e-5)}
+    assert c.overrides["links.noisy.ba.error"] == {"model": "none"}
+    assert c.overrides["links.noisy.delay"] == "250ms"
+    ber = mb.ModularBer(error_model="ber", ack_errors=True)
+    c = next(c for c in ber.cases() if c.params["ber_exp"] == -5)
+    assert c.overrides["links.noisy.ab.error"] == {"model": "ber", "ber": pytest.approx(1e-5)}
+    assert c.overrides["links.noisy.ba.error"] == c.overrides["links.noisy.ab.error"]
+    with pytest.raises(ValueError):
+        mb.ModularBer(error_model="gilbert")  # type: ignore[arg-type]
+
+
+def _cells(rows: list[tuple[int, float, str, str, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"rtt_ms": r, "ber_exp": e, "cc": cc, "lr": lr, "thr": t, "rto": 0.0, "retx": 0.0}
+            for r, e, cc, lr, t in rows
+        ]
+    )
+
+
+def test_claim_checks_on_made_up_numbers() -> None:
+    # (c) holds when RenoCC + NewRenoED is the worst at 200 ms and low BER
+    rows = [(200, -8.0, cc, lr, 100.0) for cc, lr in mb.COMBOS]
+    rows[mb.COMBOS.index(("reno", "newreno"))] = (200, -8.0, "reno", "newreno", 50.0)
+    f = mb._claim_c(_cells(rows), (200,))
+    assert f.holds is True and "Worst at 1 of 1" in f.detail
+    rows[mb.COMBOS.index(("tahoe", "dupack"))] = (200, -8.0, "tahoe", "dupack", 40.0)
+    assert mb._claim_c(_cells(rows), (200,)).holds is False
+    # (b): within 5 % at every high-BER point, and not
+    rows = [(50, -5.0, cc, lr, 100.0) for cc, lr in mb.COMBOS]
+    assert mb._claim_b(_cells(rows), (50,)).holds is True
+    rows[mb.COMBOS.index(("newreno", "newreno"))] = (50, -5.0, "newreno", "newreno", 90.0)
+    assert mb._claim_b(_cells(rows), (50,)).holds is False
+    # (a): the Figures 5-7 exclusions leave RenoCC + NewRenoED out at 200 ms, BER <= 1e-7
+    diff = mb._differences(_cells([(200, -8.0, "reno", "newreno", 10.0),
+                                   (200, -8.0, "reno", "dupack", 100.0)]))  # fmt: skip
+    assert diff["diff_all"].iloc[0] == pytest.approx(0.9)
+    assert diff["diff_paper"].iloc[0] == pytest.approx(0.0)
+    assert mb._claim_a(diff, (200,)).holds is True
+    # no data: no verdict
+    assert mb._claim_c(_cells([(50, -8.0, "reno", "newreno", 1.0)]), (50,)).holds is None
+
+
+@pytest.fixture(scope="module")
+def reduced(tmp_path_factory: pytest.TempPathFactory):
+    study = mb.ModularBer(
+        rtts_ms=(50,),
+        ber_exponents=(-7.0, -5.5, -4.5),
+        combos=(("newreno", "dupack"), ("newreno", "newreno"), ("newreno", "sack")),
+        file_size=2_000_000,
+        stop_time="300s",
+        fig4_exponent=-5.5,
+    )
+    out = tmp_path_factory.mktemp("modular_ber")
+    return study.run(seeds=[1, 2], out=out), out
+
+
+def test_reduced_run_throughput_falls_with_ber(reduced) -> None:
+    res, _ = reduced
+    assert len(res.runs) == 3 * 3 * 2
+    cells = pd.DataFrame(res.extra["cells"])
+    for (cc, lr), d in cells.groupby(["cc", "lr"]):
+        thr = d.sort_values("ber_exp")["thr"].to_numpy()
+        assert (np.diff(thr) < 0).all(), (cc, lr, thr)
+    # BER 1e-7 at 50 ms: near the 174.5 kB/s goodput of a 1.5 Mbit/s link with 576-byte packets
+    best = cells[cells["ber_exp"] == -7]["thr"].max()
+    assert 0.8 * 174_479 < best <= 174_479
+
+
+def test_reduced_run_sack_beats_dupack_with_several_losses_per_window(reduced) -> None:
+    res, _ = reduced
+    cells = pd.DataFrame(res.extra["cells"]).set_index(["ber_exp", "lr"])
+    # BER 10^-4.5: PER 12.7 %, several losses in most windows; SACK repairs them without the
+    # timeouts duplicate-ACK recovery needs
+    assert cells.loc[(-4.5, "sack"), "thr"] > cells.loc[(-4.5, "dupack"), "thr"]
+    assert cells.loc[(-4.5, "sack"), "rto"] < cells.loc[(-4.5, "dupack"), "rto"]
+    # the measured loss rate is the paper's PER
+    per = cells.loc[(-4.5, "dupack"), "per_measured"]
+    assert per == pytest.approx(mb.paper_per(10**-4.5), rel=0.1)
+
+
+def test_reduced_run_report_and_figures(reduced) -> None:
+    res, out = reduced
+    assert res.report_path is not None and res.report_path.stat().st_size > 0
+    expected = {"fig01_throughput_rtt50", "fig04_cwnd_newreno", "fig05_difference_rtt50"}
+    assert expected <= set(res.figure_files)
+    for files in res.figure_files.values():
+        assert files["png"].stat().st_size > 1000
+    claims = {f.claim[:3] for f in res.findings if f.claim.startswith("(")}
+    assert {"(a)", "(b)", "(c)"} <= claims
+    for f in res.findings:
+        assert f.holds in (True, False, None) and f.detail
+    html = res.report_path.read_text()
+    assert "1 - (1 - BER)^(8 x 536)" in html
+    t = res.table("summary").data
+    assert not math.isnan(float(t["best_kBps"].iloc[0]))
