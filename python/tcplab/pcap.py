@@ -3,8 +3,9 @@
 The simulator carries header fields, not bytes, so each logged segment is rebuilt as an
 Ethernet / IPv4 / TCP frame: the real header fields (sequence and acknowledgment numbers, flags,
 window, the MSS option on SYNs, SACK blocks) and a payload of zero bytes. Options the log does
-not keep (window scale, SACK-permitted, timestamps) are replaced by NOPs of the same length. Only the headers are stored (the capture length is the header length; the
-original length is the full frame), as `tcpdump -s` would. Because the payload is zeros, the TCP
+not keep (window scale, SACK-permitted, timestamps) are replaced by NOPs of the same length.
+Only the headers are stored (the capture length is the header length; the original length is
+the full frame), as `tcpdump -s` would. Because the payload is zeros, the TCP
 and IP checksums are exact, so Wireshark validates them.
 
 Addresses: node *i* of the scenario is 198.18.(i // 256).(i % 256) (the RFC 2544 benchmarking
