@@ -373,9 +373,10 @@ fn run_many<'py>(
 }
 
 /// The registered congestion controls and loss recoveries (name and one-line description, from
-/// the core's registries) and the classic variant names with the pair each resolves to, as JSON
-/// text: `{"congestion_controls": [{"name", "description"}], "loss_recoveries": [...],
-/// "classic": [{"name", "congestion_control", "loss_recovery"}]}`.
+/// the core's registries, with their parameters) and the classic variant names with the pair
+/// each resolves to, as JSON text: `{"congestion_controls": [{"name", "description", "params":
+/// [{"name", "type", "default", "allowed"}]}], "loss_recoveries": [...], "classic": [{"name",
+/// "congestion_control", "loss_recovery"}]}`.
 #[pyfunction]
 fn variants(py: Python<'_>) -> PyResult<String> {
     use serde_json::json;
@@ -383,9 +384,16 @@ fn variants(py: Python<'_>) -> PyResult<String> {
     use tcplab_sim::tcp::{cc, recovery};
 
     guarded_py(py, || {
-        let listed = |reg: Vec<(&str, &str)>| -> Vec<serde_json::Value> {
+        // Each name with its description and parameters (cc_params / lr_params: name, type,
+        // default as a scenario writes it, what is allowed).
+        let listed = |reg: Vec<(&str, &str)>,
+                      params: fn(&str) -> Vec<tcplab_sim::tcp::params::ParamInfo>|
+         -> Vec<serde_json::Value> {
             reg.into_iter()
-                .map(|(name, description)| json!({"name": name, "description": description}))
+                .map(|(name, description)| {
+                    let ps: Vec<_> = params(name).iter().map(|p| p.listing_json()).collect();
+                    json!({"name": name, "description": description, "params": ps})
+                })
                 .collect()
         };
         let mut classic = Vec::with_capacity(CLASSIC_VARIANTS.len());
@@ -403,8 +411,8 @@ fn variants(py: Python<'_>) -> PyResult<String> {
             }));
         }
         let out = json!({
-            "congestion_controls": listed(cc::registry()),
-            "loss_recoveries": listed(recovery::registry()),
+            "congestion_controls": listed(cc::registry(), cc::default_params),
+            "loss_recoveries": listed(recovery::registry(), recovery::default_params),
             "classic": classic,
         });
         Ok(out.to_string())

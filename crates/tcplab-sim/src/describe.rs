@@ -1,6 +1,8 @@
 //! A resolved view of a scenario for the analytic models and reports: every application's TCP
 //! settings after profile expansion, and the hop-by-hop data and ACK paths with each link
-//! direction's rate, delay, framing and error model. Units are SI (s, bit/s, bytes).
+//! direction's rate, delay, framing and error model. Units are SI (s, bit/s, bytes). The
+//! congestion control's and loss recovery's parameters (`cc_params`, `lr_params`) are listed
+//! in full, defaults filled in, durations in seconds under the name with `_s` appended.
 
 use serde_json::{json, Value};
 
@@ -8,7 +10,8 @@ use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
 use crate::scenario::{AppKind, Scenario};
-use crate::tcp::cc::CaRule;
+use crate::tcp::cc::{self, CaRule};
+use crate::tcp::{params, recovery};
 use crate::topology::{path, routes};
 
 fn law(l: &Law) -> Value {
@@ -105,6 +108,17 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
             }),
         };
         let t = &a.tcp;
+        // Every parameter of the two plug-ins, defaults filled in (durations in seconds, `_s`).
+        let cc_params = cc::resolved_params(
+            &t.congestion_control,
+            &t.cc_params,
+            &format!("apps[{i}].tcp.cc_params"),
+        )?;
+        let lr_params = recovery::resolved_params(
+            &t.loss_recovery,
+            &t.lr_params,
+            &format!("apps[{i}].tcp.lr_params"),
+        )?;
         apps.push(json!({
             "name": a.name,
             "app": kind,
@@ -135,6 +149,8 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "sack": t.sack,
                 "congestion_control": t.congestion_control,
                 "loss_recovery": t.loss_recovery,
+                "cc_params": params::describe_json(&cc_params),
+                "lr_params": params::describe_json(&lr_params),
                 "rcv_read_rate_Bps": t.rcv_read_rate,
             },
             "data_path": data.iter().map(|&d| hop(d)).collect::<Vec<_>>(),

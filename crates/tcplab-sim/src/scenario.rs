@@ -10,6 +10,7 @@ use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
 use crate::tcp::cc::{self, CaRule};
+use crate::tcp::params::{self, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::TcpConfig;
@@ -312,6 +313,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             sack: false,
             congestion_control: "reno".into(),
             loss_recovery: "dupack".into(),
+            cc_params: Params::new(),
+            lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
         }),
@@ -346,6 +349,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             sack: false,
             congestion_control: "reno".into(),
             loss_recovery: "dupack".into(),
+            cc_params: Params::new(),
+            lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
         }),
@@ -404,6 +409,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             congestion_control: "cubic".into(),
             // net.ipv4.tcp_recovery = 1 (RACK) and tcp_early_retrans = 3 (TLP).
             loss_recovery: "rack-tlp".into(),
+            cc_params: Params::new(),
+            lr_params: Params::new(),
             // PRR in tcp_cwnd_reduction since Linux 3.2.
             prr: true,
             rcv_read_rate: None,
@@ -460,6 +467,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // Agent/TCP is Tahoe.
             congestion_control: "tahoe".into(),
             loss_recovery: "dupack".into(),
+            cc_params: Params::new(),
+            lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
         }),
@@ -502,6 +511,8 @@ const TCP_KEYS: &[&str] = &[
     "sack",
     "congestion_control",
     "loss_recovery",
+    "cc_params",
+    "lr_params",
     "variant",
     "prr",
     "rcv_read_rate",
@@ -729,6 +740,17 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         }
         c.loss_recovery = v;
     }
+    // Parameters are checked against the algorithms chosen above (by constructing them).
+    if let Some(v) = m.get("cc_params") {
+        let p = join(path, "cc_params");
+        c.cc_params = cc::parse_params(&c.congestion_control, params::as_table(v, &p)?, &p)
+            .map_err(owner_hint)?;
+    }
+    if let Some(v) = m.get("lr_params") {
+        let p = join(path, "lr_params");
+        c.lr_params = recovery::parse_params(&c.loss_recovery, params::as_table(v, &p)?, &p)
+            .map_err(owner_hint)?;
+    }
     match m.get("rcv_read_rate") {
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,
@@ -743,6 +765,32 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         }
     }
     Ok((pname, c))
+}
+
+/// An unknown parameter that another plug-in has: say whose (a parameter given for the wrong
+/// algorithm is an error, never ignored, and this tells where it belongs).
+fn owner_hint(e: SimError) -> SimError {
+    let SimError::UnknownField { field, allowed } = e else {
+        return e;
+    };
+    let key = field.rsplit('.').next().unwrap_or_default();
+    let mut owners = Vec::new();
+    for (name, _) in cc::registry() {
+        if cc::default_params(name).iter().any(|p| p.name == key) {
+            owners.push(format!("congestion control {name} (cc_params)"));
+        }
+    }
+    for (name, _) in recovery::registry() {
+        if recovery::default_params(name).iter().any(|p| p.name == key) {
+            owners.push(format!("loss recovery {name} (lr_params)"));
+        }
+    }
+    let allowed = if owners.is_empty() {
+        allowed
+    } else {
+        format!("{allowed}; {key} is a parameter of {}", owners.join(", "))
+    };
+    SimError::UnknownField { field, allowed }
 }
 
 // ---------------------------------------------------------------------------- error models
@@ -1480,6 +1528,120 @@ size = "1MB"
                 s.apps[0].tcp.loss_recovery.as_str()
             ),
             ("newreno", "sack")
+        );
+    }
+
+    #[test]
+    fn cc_params_are_parsed_for_the_chosen_algorithm() {
+        use crate::tcp::params::ParamValue;
+        let s = Scenario::from_toml_str(&format!(
+            "{BASE}[tcp]\ncongestion_control = \"westwood\"\ncc_params = {{ tau = \"0.5s\" }}\n"
+        ))
+        .unwrap();
+        let t = &s.apps[0].tcp;
+        assert_eq!(t.cc_params.len(), 1);
+        assert_eq!(
+            t.cc_params.get("tau"),
+            Some(&ParamValue::Duration(Dur::from_millis(500)))
+        );
+        assert!(t.lr_params.is_empty());
+        // Without the table: no parameters (the algorithm's defaults).
+        let s = Scenario::from_toml_str(BASE).unwrap();
+        assert!(s.apps[0].tcp.cc_params.is_empty() && s.apps[0].tcp.lr_params.is_empty());
+        // A variant's algorithm takes its parameters; so does a profile's.
+        let s = Scenario::from_toml_str(&format!(
+            "{BASE}[tcp]\nvariant = \"newreno\"\ncc_params = {{ full_ack = \"ssthresh\" }}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.apps[0].tcp.cc_params.len(), 1);
+        let s = Scenario::from_toml_str(&format!(
+            "{BASE}[tcp]\nprofile = \"linux\"\ncc_params = {{ beta = 0.5 }}\nlr_params = {{ reo_wnd_mult = 2 }}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.apps[0].tcp.cc_params.len(), 1);
+        assert_eq!(
+            s.apps[0].tcp.lr_params.get("reo_wnd_mult"),
+            Some(&ParamValue::Integer(2))
+        );
+        let t = Scenario::from_json_str(&s.to_json()).unwrap();
+        assert_eq!(s, t);
+    }
+
+    #[test]
+    fn cc_params_errors_name_the_field_the_value_and_what_is_allowed() {
+        let ww = "[tcp]\ncongestion_control = \"westwood\"\n";
+        // Unknown parameter: the algorithm's parameters are listed.
+        let e = Scenario::from_toml_str(&format!("{BASE}{ww}cc_params = {{ taux = \"1s\" }}\n"))
+            .unwrap_err();
+        assert_eq!(e.kind(), "unknown_field");
+        let s = e.to_string();
+        assert!(
+            s.contains("tcp.cc_params.taux")
+                && s.contains("tau, recovery")
+                && s.contains("westwood"),
+            "{s}"
+        );
+        // Out of range: field, value and range.
+        let e = Scenario::from_toml_str(&format!("{BASE}{ww}cc_params = {{ tau = \"200s\" }}\n"))
+            .unwrap_err();
+        assert_eq!(e.kind(), "invalid_value");
+        let s = e.to_string();
+        assert!(
+            s.contains("tcp.cc_params.tau") && s.contains("200s") && s.contains("from 1ms to 100s"),
+            "{s}"
+        );
+        let e = err("[tcp]\ncongestion_control = \"cubic\"\ncc_params = { beta = 1.0 }\n");
+        assert!(
+            e.contains("tcp.cc_params.beta") && e.contains("(0, 1)"),
+            "{e}"
+        );
+        let e =
+            err("[tcp]\ncongestion_control = \"cubic\"\ncc_params = { fast_convergence = 1 }\n");
+        assert!(
+            e.contains("tcp.cc_params.fast_convergence") && e.contains("true or false"),
+            "{e}"
+        );
+        // Vegas: alpha <= beta.
+        let e = err("[tcp]\ncongestion_control = \"vegas\"\ncc_params = { alpha = 4, beta = 2 }\n");
+        assert!(
+            e.contains("tcp.cc_params.beta") && e.contains("at least alpha"),
+            "{e}"
+        );
+        // Parameters of another algorithm: an error that says whose they are.
+        let e = err("[tcp]\ncongestion_control = \"cubic\"\ncc_params = { tau = \"1s\" }\n");
+        assert!(
+            e.contains("tcp.cc_params.tau")
+                && e.contains("c, beta, fast_convergence, reno_friendly")
+                && e.contains("tau is a parameter of congestion control westwood"),
+            "{e}"
+        );
+        let e = err("[tcp]\ncc_params = { beta = 0.5 }\n");
+        assert!(
+            e.contains("tcp.cc_params.beta") && e.contains("reno has no parameters"),
+            "{e}"
+        );
+        let e = err("[tcp]\nlr_params = { tlp = false }\n");
+        assert!(
+            e.contains("tcp.lr_params.tlp")
+                && e.contains("dupack has no parameters")
+                && e.contains("loss recovery rack-tlp (lr_params)"),
+            "{e}"
+        );
+        let e = err("[tcp]\ncc_params = 3\n");
+        assert!(
+            e.contains("tcp.cc_params") && e.contains("a table of parameters"),
+            "{e}"
+        );
+        // Per application, the application's path.
+        let e = Scenario::from_toml_str(&BASE.replace(
+            "size = \"1MB\"",
+            "size = \"1MB\"\n[apps.tcp]\ncongestion_control = \"bbr\"\ncc_params = { min_pipe_cwnd = 0 }",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("apps[0].tcp.cc_params.min_pipe_cwnd") && e.contains("from 1 to 100"),
+            "{e}"
         );
     }
 

@@ -126,13 +126,11 @@ impl<'s> Sim<'s> {
                 }
             }
             let conn = conns.len() as u32;
+            let cc_path = format!("apps[{i}].tcp.cc_params");
+            let lr_path = format!("apps[{i}].tcp.lr_params");
             let mk = |end: u8, node: usize, peer: usize| -> SimResult<Endpoint> {
-                let c = cc::by_name(&a.tcp.congestion_control).ok_or_else(|| {
-                    SimError::Internal(format!("unknown cc {}", a.tcp.congestion_control))
-                })?;
-                let r = recovery::by_name(&a.tcp.loss_recovery).ok_or_else(|| {
-                    SimError::Internal(format!("unknown recovery {}", a.tcp.loss_recovery))
-                })?;
+                let c = cc::build(&a.tcp.congestion_control, &a.tcp.cc_params, &cc_path)?;
+                let r = recovery::build(&a.tcp.loss_recovery, &a.tcp.lr_params, &lr_path)?;
                 Ok(Endpoint::new(
                     conn,
                     end,

@@ -22,6 +22,7 @@
 //! when `TcpConfig::prr` is set (`recovery/prr.rs`).
 
 pub mod cc;
+pub mod params;
 pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
@@ -65,6 +66,11 @@ pub struct TcpConfig {
     pub sack: bool,
     pub congestion_control: String,
     pub loss_recovery: String,
+    /// Parameters of the congestion control over its defaults (`[tcp] cc_params`), parsed
+    /// and checked against `congestion_control` (`cc::parse_params`).
+    pub cc_params: params::Params,
+    /// Parameters of the loss recovery over its defaults (`[tcp] lr_params`).
+    pub lr_params: params::Params,
     /// RFC 6937 proportional rate reduction during fast recovery, with any loss recovery
     /// (`recovery/prr.rs` has the semantics).
     pub prr: bool,

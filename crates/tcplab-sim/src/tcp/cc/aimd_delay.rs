@@ -27,6 +27,7 @@
 //! byte-exact per-ACK increase.
 
 use super::{slow_start, AckEvent, CcState, CongestionControl};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +47,21 @@ impl Default for Config {
             b: 0.5,
             target: Dur::from_millis(5),
         }
+    }
+}
+
+/// `[tcp] cc_params` of aimd-delay: `a` in (0, 100] segments per RTT, `b` in (0, 1), `target`
+/// from 1 us to 10 s.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("a", &mut self.a, Range::OpenLo(0.0, 100.0));
+        w.number("b", &mut self.b, Range::Open(0.0, 1.0));
+        w.duration(
+            "target",
+            &mut self.target,
+            Dur::from_micros(1),
+            Dur::from_secs(10),
+        );
     }
 }
 

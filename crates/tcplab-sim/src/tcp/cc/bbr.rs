@@ -32,6 +32,7 @@
 //! is the loss-recovery plug-in's pipe.
 
 use super::{AckEvent, CcState, CongestionControl, RateSample, RecoveryStyle};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::{Dur, SimTime};
 
 /// BBR's pacing-gain cycle in ProbeBW (draft section 4.3.4.3).
@@ -69,6 +70,37 @@ impl Default for Config {
             initial_cycle_index: 2,
             pacing: true,
         }
+    }
+}
+
+/// `[tcp] cc_params` of bbr (ranges in the calls below).
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("high_gain", &mut self.high_gain, Range::OpenLo(1.0, 10.0));
+        w.number("cwnd_gain", &mut self.cwnd_gain, Range::Closed(1.0, 10.0));
+        w.integer("bw_filter_rounds", &mut self.bw_filter_rounds, 1, 1000);
+        w.duration(
+            "rtprop_filter",
+            &mut self.rtprop_filter,
+            Dur::from_millis(1),
+            Dur::from_secs(3600),
+        );
+        w.duration(
+            "probe_rtt_duration",
+            &mut self.probe_rtt_duration,
+            Dur::ZERO,
+            Dur::from_secs(10),
+        );
+        w.integer("min_pipe_cwnd", &mut self.min_pipe_cwnd, 1, 100);
+        let mut index = self.initial_cycle_index as u64;
+        w.integer(
+            "initial_cycle_index",
+            &mut index,
+            0,
+            PACING_GAIN_CYCLE.len() as u64 - 1,
+        );
+        self.initial_cycle_index = index as usize;
+        w.flag("pacing", &mut self.pacing);
     }
 }
 

@@ -24,6 +24,7 @@
 //! limits the flight (RFC 9438 section 4.6 asks such implementations to take measures).
 
 use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +47,17 @@ impl Default for Config {
             fast_convergence: true,
             reno_friendly: true,
         }
+    }
+}
+
+/// `[tcp] cc_params` of cubic: `c` in (0, 100], `beta` in (0, 1), `fast_convergence`,
+/// `reno_friendly`.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("c", &mut self.c, Range::OpenLo(0.0, 100.0));
+        w.number("beta", &mut self.beta, Range::Open(0.0, 1.0));
+        w.flag("fast_convergence", &mut self.fast_convergence);
+        w.flag("reno_friendly", &mut self.reno_friendly);
     }
 }
 
@@ -72,6 +84,13 @@ pub fn k_of(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
 }
 
 impl Cubic {
+    pub fn new(cfg: Config) -> Self {
+        Cubic {
+            cfg,
+            ..Cubic::default()
+        }
+    }
+
     /// W_cubic(t) of RFC 9438 eq. 1, in segments.
     pub fn w_cubic(&self, t: f64) -> f64 {
         self.cfg.c * (t - self.k).powi(3) + self.w_max

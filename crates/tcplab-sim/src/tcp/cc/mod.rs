@@ -15,7 +15,8 @@
 //! algorithms that ask, a delivery-rate sample: model- and delay-based algorithms),
 //! `on_enter_recovery` / `on_exit_recovery` / `on_rto` / `on_rto_recovered` (congestion events),
 //! and `pacing_rate` (the sender paces when it returns a rate). One file per algorithm, each
-//! with a `Config` whose defaults cite their source:
+//! with a `Config` whose defaults cite their source and whose `Tunable` walk declares the
+//! parameters a scenario may set (`[tcp] cc_params`, see `params.rs`):
 //!
 //! tahoe, reno, newreno, westwood, westwood+, vegas, veno, cubic, bbr, aimd-delay.
 
@@ -30,6 +31,10 @@ pub mod veno;
 pub mod westwood;
 pub mod westwood_plus;
 
+use serde_json::{Map, Value};
+
+use super::params::{NoParams, ParamInfo, Params, Tunable, Walk};
+use crate::error::{SimError, SimResult};
 use crate::time::{Dur, SimTime};
 
 /// How congestion avoidance grows cwnd (the two rules of Sarkar 2022 section 5.2).
@@ -250,21 +255,66 @@ pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
     }
 }
 
-/// A constructor for each congestion control name.
-pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
+const FAMILY: &str = "congestion control";
+
+/// The one place that maps a name to its algorithm and `Config`: the walk `w` reads the
+/// parameters into the `Config` (`params.rs`). None for an unknown name.
+fn dispatch(name: &str, w: &mut Walk<'_>) -> Option<SimResult<Box<dyn CongestionControl>>> {
+    fn mk<C: Tunable, T: CongestionControl + 'static>(
+        w: &mut Walk<'_>,
+        f: impl FnOnce(C) -> T,
+    ) -> SimResult<Box<dyn CongestionControl>> {
+        Ok(Box::new(f(w.config::<C>()?)))
+    }
     Some(match name {
-        "tahoe" => Box::new(tahoe::Tahoe::default()),
-        "reno" => Box::new(reno::Reno),
-        "newreno" => Box::new(newreno::NewReno::default()),
-        "westwood" => Box::new(westwood::Westwood::default()),
-        "westwood+" | "westwood_plus" => Box::new(westwood_plus::WestwoodPlus::default()),
-        "vegas" => Box::new(vegas::Vegas::default()),
-        "veno" => Box::new(veno::Veno::default()),
-        "cubic" => Box::new(cubic::Cubic::default()),
-        "bbr" => Box::new(bbr::Bbr::default()),
-        "aimd-delay" | "aimd_delay" => Box::new(aimd_delay::AimdDelay::default()),
+        "tahoe" => mk(w, |cfg| tahoe::Tahoe { cfg }),
+        "reno" => mk(w, |_: NoParams| reno::Reno),
+        "newreno" => mk(w, |cfg| newreno::NewReno { cfg }),
+        "westwood" => mk(w, westwood::Westwood::new),
+        "westwood+" | "westwood_plus" => mk(w, westwood_plus::WestwoodPlus::new),
+        "vegas" => mk(w, vegas::Vegas::new),
+        "veno" => mk(w, veno::Veno::new),
+        "cubic" => mk(w, cubic::Cubic::new),
+        "bbr" => mk(w, bbr::Bbr::new),
+        "aimd-delay" | "aimd_delay" => mk(w, aimd_delay::AimdDelay::new),
         _ => return None,
     })
+}
+
+fn unknown_name(name: &str) -> SimError {
+    SimError::Internal(format!("unknown congestion control {name:?}"))
+}
+
+/// A constructor for each congestion control name, with its default parameters.
+pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
+    build(name, &Params::new(), "cc_params").ok()
+}
+
+/// The algorithm `name` with `params` (parsed by `parse_params`) over its defaults. Once per
+/// connection. `path` names the parameter table in errors (`apps[0].tcp.cc_params`).
+pub fn build(name: &str, params: &Params, path: &str) -> SimResult<Box<dyn CongestionControl>> {
+    let mut w = Walk::typed(params, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))
+}
+
+/// Parse and check a scenario's `cc_params` table for the algorithm `name`, by constructing
+/// it. Errors name the field (`path.param`), the value and what is allowed.
+pub fn parse_params(name: &str, table: &Map<String, Value>, path: &str) -> SimResult<Params> {
+    let mut w = Walk::raw(table, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
+    Ok(w.into_parsed())
+}
+
+/// Every parameter of `name` with its value under `params` (defaults filled in).
+pub fn resolved_params(name: &str, params: &Params, path: &str) -> SimResult<Vec<ParamInfo>> {
+    let mut w = Walk::typed(params, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
+    Ok(w.into_listed())
+}
+
+/// Every parameter of `name` with its default (empty for an unknown name).
+pub fn default_params(name: &str) -> Vec<ParamInfo> {
+    resolved_params(name, &Params::new(), "cc_params").unwrap_or_default()
 }
 
 /// Every registered name with a one-line description.
@@ -281,4 +331,89 @@ pub fn registry() -> Vec<(&'static str, &'static str)> {
         ("bbr", "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00): model of bottleneck bandwidth and RTprop, paced"),
         ("aimd-delay", "congestion-controlled AIMD (seed 004): additive increase scaled down by queuing delay (RTT - min RTT)"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The `Config` of `name` with the scenario table `table` over its defaults, through the
+    /// same parse and typed walk as a scenario and a connection.
+    fn config<C: Tunable>(name: &str, table: Value) -> C {
+        let m = table.as_object().cloned().unwrap_or_default();
+        let p = parse_params(name, &m, "tcp.cc_params").unwrap();
+        Walk::typed(&p, "tcp.cc_params", name, FAMILY)
+            .config::<C>()
+            .unwrap()
+    }
+
+    #[test]
+    fn westwood_tau_sets_how_fast_the_filter_follows_a_bandwidth_step() {
+        // 1000 bytes every 10 ms (100 kB/s) for 20 s, then 2000 bytes every 10 ms (200 kB/s)
+        // for 0.5 s: a 0.1 s filter has followed the step, a 2 s filter has not.
+        let bwe_after_step = |tau: &str| {
+            let cfg: westwood::Config = config("westwood", json!({ "tau": tau }));
+            let mut w = westwood::Westwood::new(cfg);
+            let mut t = 0;
+            for _ in 0..2000 {
+                t += 10_000_000;
+                w.sample(SimTime(t), 1000);
+            }
+            let before = w.bwe();
+            for _ in 0..50 {
+                t += 10_000_000;
+                w.sample(SimTime(t), 2000);
+            }
+            (before, w.bwe())
+        };
+        let (b_fast, fast) = bwe_after_step("100ms");
+        let (b_slow, slow) = bwe_after_step("2s");
+        assert!((b_fast - 100_000.0).abs() < 10.0 && (b_slow - 100_000.0).abs() < 10.0);
+        assert!(fast > 190_000.0, "tau 0.1 s: {fast}");
+        assert!(slow < 150_000.0, "tau 2 s: {slow}");
+    }
+
+    #[test]
+    fn cubic_beta_sets_how_deep_a_loss_cuts() {
+        let ssthresh_after_loss = |table: Value| {
+            let mut c = cubic::Cubic::new(config("cubic", table));
+            let mut st = CcState {
+                cwnd: 100 * 1000,
+                ssthresh: 50 * 1000,
+                mss: 1000,
+                ca_rule: CaRule::ByteCounting,
+                abc_limit: 1,
+                ca_bytes: 0,
+            };
+            c.on_enter_recovery(&mut st, 100 * 1000);
+            (st.ssthresh, c.w_max)
+        };
+        assert_eq!(ssthresh_after_loss(json!({})), (70_000, 100.0));
+        assert_eq!(ssthresh_after_loss(json!({ "beta": 0.5 })), (50_000, 100.0));
+    }
+
+    #[test]
+    fn defaults_are_the_configs_defaults_and_every_name_builds() {
+        assert_eq!(
+            config::<westwood::Config>("westwood", json!({})),
+            westwood::Config::default()
+        );
+        assert_eq!(
+            config::<bbr::Config>("bbr", json!({})),
+            bbr::Config::default()
+        );
+        for (name, _) in registry() {
+            let c = build(name, &Params::new(), "tcp.cc_params").unwrap();
+            assert_eq!(c.name(), by_name(name).unwrap().name());
+            for p in default_params(name) {
+                assert!(p.kind.allowed().len() > 5, "{name}.{}", p.name);
+            }
+        }
+        let names = |n: &str| -> Vec<&str> { default_params(n).iter().map(|p| p.name).collect() };
+        assert_eq!(names("westwood"), ["tau", "recovery"]);
+        assert_eq!(names("reno"), Vec::<&str>::new());
+        assert_eq!(names("westwood_plus"), names("westwood+"));
+        assert!(build("warp", &Params::new(), "tcp.cc_params").is_err());
+    }
 }

@@ -13,6 +13,7 @@
 //! Deviations: none known.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::tcp::params::{Tunable, Walk};
 
 /// RFC 6582 section 3.2 step 3: the window after a full acknowledgment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,21 @@ impl Default for Config {
         Config {
             full_ack: FullAck::MinFlightPlusMss,
         }
+    }
+}
+
+/// `[tcp] cc_params` of newreno: `full_ack` = "flight_plus_mss" (option 1) or "ssthresh"
+/// (option 2).
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.choice(
+            "full_ack",
+            &mut self.full_ack,
+            &[
+                ("flight_plus_mss", FullAck::MinFlightPlusMss),
+                ("ssthresh", FullAck::Ssthresh),
+            ],
+        );
     }
 }
 

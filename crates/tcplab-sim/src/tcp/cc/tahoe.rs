@@ -20,6 +20,7 @@
 //! Deviations: none known.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::tcp::params::{Tunable, Walk};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -30,6 +31,13 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config { go_back_n: true }
+    }
+}
+
+/// `[tcp] cc_params` of tahoe.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.flag("go_back_n", &mut self.go_back_n);
     }
 }
 

@@ -23,6 +23,8 @@
 //! detection and is not part of this plug-in.
 
 use super::{reno_increase, slow_start, AckEvent, CcState, CongestionControl};
+use crate::error::SimResult;
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +44,26 @@ impl Default for Config {
             beta: 3.0,
             gamma: 1.0,
         }
+    }
+}
+
+/// `[tcp] cc_params` of vegas: `alpha`, `beta`, `gamma` in segments, 0 to 1000, alpha <= beta.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("alpha", &mut self.alpha, Range::Closed(0.0, 1000.0));
+        w.number("beta", &mut self.beta, Range::Closed(0.0, 1000.0));
+        w.number("gamma", &mut self.gamma, Range::Closed(0.0, 1000.0));
+    }
+
+    fn check(&self, w: &Walk<'_>) -> SimResult<()> {
+        if self.alpha > self.beta {
+            return Err(w.invalid(
+                "beta",
+                self.beta,
+                format!("at least alpha ({})", self.alpha),
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -21,6 +21,7 @@
 //! window limits what is in flight.
 
 use super::{congestion_avoidance, slow_start, AckEvent, CcState, CongestionControl};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +33,13 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config { beta: 3.0 }
+    }
+}
+
+/// `[tcp] cc_params` of veno: `beta` in segments, 0 to 1000.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("beta", &mut self.beta, Range::Closed(0.0, 1000.0));
     }
 }
 
@@ -71,6 +79,13 @@ pub fn backlog(cwnd_segs: f64, base: Dur, rtt: Dur) -> f64 {
 }
 
 impl Veno {
+    pub fn new(cfg: Config) -> Self {
+        Veno {
+            cfg,
+            ..Veno::default()
+        }
+    }
+
     pub fn backlog(&self) -> f64 {
         self.backlog
     }

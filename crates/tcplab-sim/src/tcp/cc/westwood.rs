@@ -25,6 +25,7 @@
 //!   seed's study ran; the seed itself gives no value.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::tcp::params::{Tunable, Walk};
 use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +42,26 @@ impl Default for Config {
             tau: Dur::from_secs(1),
             recovery: RecoveryStyle::Reno,
         }
+    }
+}
+
+/// `[tcp] cc_params` of westwood: `tau` (1 ms to 100 s) and `recovery` ("reno" or "newreno").
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.duration(
+            "tau",
+            &mut self.tau,
+            Dur::from_millis(1),
+            Dur::from_secs(100),
+        );
+        w.choice(
+            "recovery",
+            &mut self.recovery,
+            &[
+                ("reno", RecoveryStyle::Reno),
+                ("newreno", RecoveryStyle::NewReno),
+            ],
+        );
     }
 }
 

@@ -19,6 +19,7 @@
 
 use super::westwood::{bw_rttmin, AckCounter};
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +39,19 @@ impl Default for Config {
     }
 }
 
+/// `[tcp] cc_params` of westwood+: `gain` in [0, 1) and `min_interval` (0 to 10 s).
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.number("gain", &mut self.gain, Range::OpenHi(0.0, 1.0));
+        w.duration(
+            "min_interval",
+            &mut self.min_interval,
+            Dur::ZERO,
+            Dur::from_secs(10),
+        );
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct WestwoodPlus {
     pub cfg: Config,
@@ -49,6 +63,13 @@ pub struct WestwoodPlus {
 }
 
 impl WestwoodPlus {
+    pub fn new(cfg: Config) -> Self {
+        WestwoodPlus {
+            cfg,
+            ..WestwoodPlus::default()
+        }
+    }
+
     /// The filtered bandwidth estimate in bytes per second.
     pub fn bwe(&self) -> f64 {
         self.bwe.unwrap_or(0.0)

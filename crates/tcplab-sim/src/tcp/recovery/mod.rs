@@ -9,6 +9,8 @@
 //! - `sack`: RFC 6675 SACK scoreboard recovery;
 //! - `rack-tlp`: RFC 8985 time-based loss detection and tail-loss probes.
 //!
+//! Parameters (`[tcp] lr_params`, see `params.rs`): only `rack-tlp` has any (`rack_tlp::Config`).
+//!
 //! PRR (RFC 6937) is not a plug-in but a sending rule the sender applies during any plug-in's
 //! fast recovery when `TcpConfig::prr` is set (see `prr.rs`).
 //!
@@ -22,7 +24,11 @@ pub mod prr;
 pub mod rack_tlp;
 pub mod sack;
 
+use serde_json::{Map, Value};
+
+use super::params::{NoParams, ParamInfo, Params, Tunable, Walk};
 use super::scoreboard::{Delivery, Scoreboard};
+use crate::error::{SimError, SimResult};
 use crate::time::{Dur, SimTime};
 
 /// Facts about the sender a loss-recovery plug-in may use.
@@ -186,15 +192,60 @@ pub trait LossRecovery: Send {
     fn on_probe_sent(&mut self, _v: &SenderView, _retransmission: bool) {}
 }
 
-/// A constructor for each loss-recovery name. `rfc5681` is an alias of `dupack`.
-pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
+const FAMILY: &str = "loss recovery";
+
+/// The one place that maps a name to its plug-in and `Config` (`params.rs`). None for an
+/// unknown name.
+fn dispatch(name: &str, w: &mut Walk<'_>) -> Option<SimResult<Box<dyn LossRecovery>>> {
+    fn mk<C: Tunable, T: LossRecovery + 'static>(
+        w: &mut Walk<'_>,
+        f: impl FnOnce(C) -> T,
+    ) -> SimResult<Box<dyn LossRecovery>> {
+        Ok(Box::new(f(w.config::<C>()?)))
+    }
     Some(match name {
-        "dupack" | "rfc5681" => Box::new(dupack::DupAck),
-        "newreno" => Box::new(newreno::NewRenoRecovery),
-        "sack" => Box::new(sack::Sack::default()),
-        "rack-tlp" | "rack" => Box::new(rack_tlp::RackTlp::default()),
+        "dupack" | "rfc5681" => mk(w, |_: NoParams| dupack::DupAck),
+        "newreno" => mk(w, |_: NoParams| newreno::NewRenoRecovery),
+        "sack" => mk(w, |_: NoParams| sack::Sack::default()),
+        "rack-tlp" | "rack" => mk(w, rack_tlp::RackTlp::new),
         _ => return None,
     })
+}
+
+fn unknown_name(name: &str) -> SimError {
+    SimError::Internal(format!("unknown loss recovery {name:?}"))
+}
+
+/// A constructor for each loss-recovery name, with its default parameters. `rfc5681` is an
+/// alias of `dupack`.
+pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
+    build(name, &Params::new(), "lr_params").ok()
+}
+
+/// The plug-in `name` with `params` (parsed by `parse_params`) over its defaults. Once per
+/// connection; `path` names the parameter table in errors.
+pub fn build(name: &str, params: &Params, path: &str) -> SimResult<Box<dyn LossRecovery>> {
+    let mut w = Walk::typed(params, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))
+}
+
+/// Parse and check a scenario's `lr_params` table for the plug-in `name`, by constructing it.
+pub fn parse_params(name: &str, table: &Map<String, Value>, path: &str) -> SimResult<Params> {
+    let mut w = Walk::raw(table, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
+    Ok(w.into_parsed())
+}
+
+/// Every parameter of `name` with its value under `params` (defaults filled in).
+pub fn resolved_params(name: &str, params: &Params, path: &str) -> SimResult<Vec<ParamInfo>> {
+    let mut w = Walk::typed(params, path, name, FAMILY);
+    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
+    Ok(w.into_listed())
+}
+
+/// Every parameter of `name` with its default (empty for an unknown name).
+pub fn default_params(name: &str) -> Vec<ParamInfo> {
+    resolved_params(name, &Params::new(), "lr_params").unwrap_or_default()
 }
 
 /// Every registered name with a one-line description (aliases are not listed).

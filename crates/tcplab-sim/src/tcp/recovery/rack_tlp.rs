@@ -9,7 +9,7 @@
 //!   min RTT); a never-retransmitted segment delivered below RACK.fack means reordering (step 3);
 //! - reordering window (step 4): 0 while no reordering was seen and either in recovery or
 //!   DupThresh segments are SACKed (this makes RACK at least as fast as the duplicate-ACK rule),
-//!   else min(reo_wnd_mult x min_RTT / 4, SRTT);
+//!   else min(reo_wnd_mult x min_RTT / 4, SRTT), reo_wnd_mult = `Config::reo_wnd_mult`;
 //! - a segment sent before RACK.xmit_ts is lost once now >= xmit_ts + RACK.rtt + reo_wnd
 //!   (step 5); for the others the reordering timer is armed at the latest such deadline;
 //! - newly marked losses start fast recovery (the sender, as Linux); lost retransmissions are
@@ -31,12 +31,14 @@
 //! Without SACK (the peer refused it) the duplicate-ACK threshold still triggers fast
 //! retransmit.
 //!
-//! Deviations: no DSACK (the receiver does not send D-SACK blocks), so reo_wnd_mult stays 1 and
-//! a probe whose original also arrived is counted as a repaired loss (conservative);
+//! Deviations: no DSACK (the receiver does not send D-SACK blocks), so reo_wnd_mult stays at its
+//! configured value (RFC 8985's initial 1 by default) and a probe whose original also arrived is
+//! counted as a repaired loss (conservative);
 //! `max_ack_delay` defaults to 200 ms (RFC 8985 leaves it to the implementation; Linux adds
 //! TCP_RTO_MIN = 200 ms for a single outstanding segment).
 
 use super::{AckInfo, LossRecovery, SenderView, Verdict};
+use crate::tcp::params::{Tunable, Walk};
 use crate::tcp::scoreboard::Scoreboard;
 use crate::time::{Dur, SimTime};
 
@@ -46,6 +48,9 @@ pub struct Config {
     pub max_ack_delay: Dur,
     /// Send tail loss probes (false: RACK alone).
     pub tlp: bool,
+    /// RACK.reo_wnd_mult (RFC 8985 section 6.2 step 4: starts at 1; grown by DSACKs, which
+    /// this simulator does not send, so it stays at this value).
+    pub reo_wnd_mult: u64,
 }
 
 impl Default for Config {
@@ -53,7 +58,23 @@ impl Default for Config {
         Config {
             max_ack_delay: Dur::from_millis(200),
             tlp: true,
+            reo_wnd_mult: 1,
         }
+    }
+}
+
+/// `[tcp] lr_params` of rack-tlp: `max_ack_delay` (0 to 10 s), `tlp`, `reo_wnd_mult` (1 to
+/// 100).
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.duration(
+            "max_ack_delay",
+            &mut self.max_ack_delay,
+            Dur::ZERO,
+            Dur::from_secs(10),
+        );
+        w.flag("tlp", &mut self.tlp);
+        w.integer("reo_wnd_mult", &mut self.reo_wnd_mult, 1, 100);
     }
 }
 
@@ -72,14 +93,23 @@ pub struct RackTlp {
 }
 
 impl RackTlp {
-    /// RFC 8985 section 6.2 step 4 (reo_wnd_mult is 1 without DSACK).
+    pub fn new(cfg: Config) -> Self {
+        RackTlp {
+            cfg,
+            ..RackTlp::default()
+        }
+    }
+
+    /// RFC 8985 section 6.2 step 4 (reo_wnd_mult stays at its configured value without DSACK).
     pub fn reo_wnd(&self, v: &SenderView, sb: &Scoreboard) -> Dur {
         if !self.reordering_seen
             && (v.in_recovery || v.rto_recovery || sb.sacked_segs() >= v.dupthresh as usize)
         {
             return Dur::ZERO;
         }
-        let q = v.min_rtt.map_or(Dur::ZERO, |m| Dur(m.0 / 4));
+        let q = v.min_rtt.map_or(Dur::ZERO, |m| {
+            Dur(m.0 / 4).saturating_mul(self.cfg.reo_wnd_mult)
+        });
         match v.srtt {
             Some(s) => q.min(s),
             None => q,

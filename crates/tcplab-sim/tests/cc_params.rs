@@ -1,0 +1,226 @@
+//! `[tcp] cc_params` / `lr_params` end to end: a parameter changes what the simulation does,
+//! giving the defaults explicitly changes nothing, and per-application tables apply.
+
+mod common;
+
+use common::*;
+use tcplab_sim::describe::describe;
+use tcplab_sim::{Scenario, SimOutput};
+
+const MSS: u64 = 1460;
+
+fn seg(k: u64) -> u64 {
+    1 + k * MSS
+}
+
+fn drops(list: &[u64]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|&k| format!("{{ seq = {}, tx = 1 }}", seg(k)))
+        .collect();
+    format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
+}
+
+/// A server -> client download of `segs` segments over 10 Mbit/s, 20 ms each way, with the
+/// data segments `lost` dropped once; `tcp` goes into [tcp] and `app_tcp` into [apps.tcp].
+fn scenario(tcp: &str, app_tcp: &str, segs: u64, lost: &[u64]) -> String {
+    let size = segs * MSS;
+    let data = drops(lost);
+    format!(
+        r#"
+[run]
+seed = 1
+[tcp]
+profile = "rfc"
+rcv_buf = "4MB"
+window_scaling = true
+delayed_ack = false
+max_retries = 100
+{tcp}
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "client"
+[[links]]
+a = "server"
+b = "client"
+rate = "10Mbps"
+delay = "20ms"
+queue = "unlimited"
+[links.ab]
+error = {data}
+[[apps]]
+kind = "ftp"
+client = "client"
+server = "server"
+size = "{size}B"
+[apps.tcp]
+{app_tcp}
+[output]
+events = true
+trace = true
+"#
+    )
+}
+
+/// The server's (data sender's) events as (kind, detail).
+fn events(out: &SimOutput) -> Vec<(String, String)> {
+    let t = out.table("events").expect("events table");
+    let (end, kind, detail) = (u64s(t, "end"), strs(t, "kind"), strs(t, "detail"));
+    (0..end.len())
+        .filter(|&i| end[i] == 1)
+        .map(|i| (kind[i].clone(), detail[i].clone()))
+        .collect()
+}
+
+/// ssthresh / flight at the first fast retransmit (its detail: "flight F ssthresh S cwnd C").
+fn cut_ratio(out: &SimOutput) -> f64 {
+    let ev = events(out);
+    let (_, d) = ev
+        .iter()
+        .find(|(k, _)| k == "fast_retransmit")
+        .expect("a fast retransmit");
+    let w: Vec<f64> = d.split(' ').filter_map(|x| x.parse().ok()).collect();
+    w[1] / w[0]
+}
+
+fn server(out: &SimOutput, key: &str) -> f64 {
+    num(&out.summary, &format!("connections.0.server.{key}"))
+}
+
+fn cwnd_trace(out: &SimOutput) -> Vec<u64> {
+    u64s(out.table("trace").expect("trace table"), "cwnd")
+}
+
+#[test]
+fn cubic_beta_sets_the_multiplicative_decrease() {
+    let base = "congestion_control = \"cubic\"\nloss_recovery = \"sack\"\n";
+    let out = run_toml(&scenario(base, "", 300, &[150]));
+    let r = cut_ratio(&out);
+    assert!((r - 0.7).abs() < 0.01, "default beta 0.7: {r}");
+    let out = run_toml(&scenario(
+        &format!("{base}cc_params = {{ beta = 0.5 }}\n"),
+        "",
+        300,
+        &[150],
+    ));
+    let r = cut_ratio(&out);
+    assert!((r - 0.5).abs() < 0.01, "beta 0.5 cuts deeper: {r}");
+    // A percentage is a fraction too.
+    let pct = run_toml(&scenario(
+        &format!("{base}cc_params = {{ beta = \"50%\" }}\n"),
+        "",
+        300,
+        &[150],
+    ));
+    assert_eq!(pct.summary, out.summary);
+}
+
+#[test]
+fn explicit_defaults_and_an_empty_table_change_nothing() {
+    for (cc, defaults) in [
+        (
+            "cubic",
+            "{ c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }",
+        ),
+        ("westwood", "{ tau = \"1s\", recovery = \"reno\" }"),
+        ("vegas", "{ alpha = 1, beta = 3, gamma = 1 }"),
+        ("tahoe", "{ go_back_n = true }"),
+        ("bbr", "{ cwnd_gain = 2, bw_filter_rounds = 10, rtprop_filter = \"10s\", probe_rtt_duration = \"200ms\", min_pipe_cwnd = 4, initial_cycle_index = 2, pacing = true }"),
+        ("aimd-delay", "{ a = 1, b = 0.5, target = \"5ms\" }"),
+    ] {
+        let base = format!("congestion_control = \"{cc}\"\nloss_recovery = \"rack-tlp\"\n");
+        let plain = run_toml(&scenario(&base, "", 300, &[150, 200]));
+        for table in ["{}", defaults] {
+            let out = run_toml(&scenario(
+                &format!("{base}cc_params = {table}\nlr_params = {{ max_ack_delay = \"200ms\", tlp = true, reo_wnd_mult = 1 }}\n"),
+                "",
+                300,
+                &[150, 200],
+            ));
+            assert_eq!(out.summary, plain.summary, "{cc} {table}");
+            assert_eq!(cwnd_trace(&out), cwnd_trace(&plain), "{cc} {table}");
+        }
+    }
+}
+
+#[test]
+fn tahoe_without_go_back_n_resends_only_the_missing_segments() {
+    let base = "congestion_control = \"tahoe\"\nloss_recovery = \"dupack\"\n";
+    let gbn = run_toml(&scenario(base, "", 200, &[100, 103]));
+    let one = run_toml(&scenario(
+        base,
+        "cc_params = { go_back_n = false }",
+        200,
+        &[100, 103],
+    ));
+    let (g, o) = (
+        server(&gbn, "retransmissions"),
+        server(&one, "retransmissions"),
+    );
+    // Two holes: go-back-N also resends what the receiver already holds after the first one.
+    assert_eq!(o, 2.0, "{o}");
+    assert!(g > o, "{g} {o}");
+}
+
+#[test]
+fn westwood_tau_changes_the_window_after_a_loss() {
+    let base = "congestion_control = \"westwood\"\nloss_recovery = \"newreno\"\n";
+    let ratios: Vec<f64> = ["10ms", "1s", "20s"]
+        .iter()
+        .map(|tau| {
+            let t = format!("{base}cc_params = {{ tau = \"{tau}\" }}\n");
+            cut_ratio(&run_toml(&scenario(&t, "", 400, &[300])))
+        })
+        .collect();
+    // Slow tau: the estimate still lags far behind the rate reached in slow start.
+    assert!(ratios[2] < ratios[1], "{ratios:?}");
+    assert!(ratios[0] != ratios[1], "{ratios:?}");
+}
+
+#[test]
+fn rack_tlp_without_probes_repairs_a_tail_loss_by_timeout() {
+    let base = "congestion_control = \"newreno\"\nloss_recovery = \"rack-tlp\"\n";
+    let probe = run_toml(&scenario(base, "", 100, &[99]));
+    assert_eq!(server(&probe, "rto_expirations"), 0.0);
+    let rto = run_toml(&scenario(
+        &format!("{base}lr_params = {{ tlp = false }}\n"),
+        "",
+        100,
+        &[99],
+    ));
+    assert_eq!(server(&rto, "rto_expirations"), 1.0);
+    assert!(!events(&rto).iter().any(|(k, _)| k == "tlp"));
+}
+
+#[test]
+fn an_application_table_replaces_the_scenario_table_and_describe_lists_every_parameter() {
+    let toml = scenario(
+        "congestion_control = \"westwood\"\ncc_params = { tau = \"0.5s\" }\n",
+        "congestion_control = \"cubic\"\ncc_params = { beta = 0.6 }",
+        300,
+        &[150],
+    );
+    let sc = Scenario::from_toml_str(&toml).unwrap();
+    let d = describe(&sc).unwrap();
+    let t = get(&d, "apps.0.tcp");
+    assert_eq!(
+        t.get("cc_params").unwrap(),
+        &serde_json::json!({"c": 0.4, "beta": 0.6, "fast_convergence": true, "reno_friendly": true})
+    );
+    assert_eq!(t.get("lr_params").unwrap(), &serde_json::json!({}));
+    assert!((cut_ratio(&tcplab_sim::run(&sc).unwrap()) - 0.6).abs() < 0.01);
+
+    // Inherited westwood parameters do not fit the application's cubic: an error, never ignored.
+    let toml = scenario(
+        "congestion_control = \"westwood\"\ncc_params = { tau = \"0.5s\" }\n",
+        "congestion_control = \"cubic\"",
+        300,
+        &[150],
+    );
+    let e = Scenario::from_toml_str(&toml).unwrap_err().to_string();
+    assert!(
+        e.contains("apps[0].tcp.cc_params.tau") && e.contains("westwood"),
+        "{e}"
+    );
+}
