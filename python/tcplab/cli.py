@@ -3,9 +3,12 @@
     tcplab run FILE [--seed N] [--json] [--out DIR] [--set key=value ...]
     tcplab validate FILE [--set key=value ...]
     tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
+    tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]
+    tcplab variants [--json]
     tcplab version
     tcplab model ...     (tcplab.models.cli, when present)
     tcplab study ...     (tcplab.studies.cli, when present)
+    tcplab testbed ...   (tcplab.testbed.cli: run FILE, cleanup; Linux and root)
 
 A tcplab error (bad scenario, internal error) prints ``error: <message>`` on stderr and exits
 with status 2, without a traceback.
@@ -194,9 +197,21 @@ def compare_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     assignments: SetOpt = None,
+    sim: Annotated[
+        bool, typer.Option("--sim", help="The simulator's runs (always; pairs with --testbed).")
+    ] = False,
+    testbed: Annotated[
+        bool,
+        typer.Option(
+            "--testbed",
+            help="Simulator vs Linux testbed (root; real time) side by side: a table and the "
+            "cwnd traces overlaid, for the scenario as given (--seeds, default 1 here).",
+        ),
+    ] = False,
 ) -> None:
     """Simulated throughput against the analytic models (window, line rate, Mathis, PFTK,
-    Cardwell) over a sweep, with each model's error and where its assumptions break."""
+    Cardwell) over a sweep, with each model's error and where its assumptions break; with
+    --sim --testbed, the simulator against the Linux testbed instead."""
     # Measured results come from a source of tcplab.compare.SOURCES ("sim" here); a testbed
     # source registers there and gets its own flag (--testbed), passed as compare(source=...).
     from tcplab import compare as cmp
@@ -205,6 +220,13 @@ def compare_cmd(
         if value is not None and value < 1:
             _print_error(ValueError(f"{option} {value}: must be a whole number >= 1"))
             raise typer.Exit(EXIT_USER_ERROR)
+    if testbed:  # tcplab.testbed.compare: simulator vs testbed, same schema
+        from tcplab.testbed.compare import run_from_cli
+
+        with _tcplab_errors():
+            scenario = _load(file, assignments or [])
+        run_from_cli(scenario, file, seeds=seeds, out=out, as_json=as_json, jobs=jobs, sweep=sweep)
+        return
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
         try:
@@ -279,6 +301,41 @@ def _print_comparison(df: Any, file: Path) -> None:
         console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
 
 
+@app.command("variants")
+def variants_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """List the congestion controls and loss recoveries (any pair combines: [tcp]
+    congestion_control, loss_recovery) and the classic names [tcp] variant resolves."""
+    from tcplab import _core
+
+    reg = json.loads(_core.variants())
+    if as_json:
+        typer.echo(json.dumps(reg, indent=2))
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    for key, title in (
+        ("congestion_controls", "Congestion controls ([tcp] congestion_control)"),
+        ("loss_recoveries", "Loss recoveries ([tcp] loss_recovery)"),
+    ):
+        table = Table(title=escape(title), title_justify="left")
+        table.add_column("name", no_wrap=True)
+        table.add_column("description")
+        for item in reg[key]:
+            table.add_row(escape(item["name"]), escape(item["description"]))
+        console.print(table)
+    table = Table(title=escape("Classic names ([tcp] variant)"), title_justify="left")
+    for col in ("variant", "congestion_control", "loss_recovery"):
+        table.add_column(col, no_wrap=True)
+    for item in reg["classic"]:
+        table.add_row(*(escape(item[k]) for k in ("name", "congestion_control", "loss_recovery")))
+    console.print(table)
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print the tcplab version."""
@@ -299,6 +356,7 @@ def _mount(name: str, module: str) -> None:
 
 _mount("model", "tcplab.models.cli")
 _mount("study", "tcplab.studies.cli")
+_mount("testbed", "tcplab.testbed.cli")
 
 
 def main() -> None:

@@ -9,11 +9,14 @@ A study subclasses `Study` and sets its class attributes; it implements
 * `analyse(result)`: fills `result.tables`, `result.checks` and `result.findings`;
 * `figures(result)`: yields `FigureSpec` (name, caption, a function drawing a matplotlib
   figure);
-* optionally `metrics(run_result)`: extra per-run columns (beyond the flattened summary).
+* optionally `metrics(run_result)`: extra per-run columns (beyond the flattened summary);
+* optionally `options` (study-specific settings, `StudyOption`) and `extend(res)`: work an
+  option asks for after the simulations and before `analyse` (e.g. testbed runs), reading
+  `res.options`; `check_options(options)` refuses what cannot run before anything starts.
 
-`Study.run(seeds, jobs, out)` runs the grid (in parallel, in Rust, via `tcplab.run_many`), keeps
-the traces of the runs that asked for them, analyses, and with `out` writes the report
-(report.html, results.parquet, summary.json and figures/).
+`Study.run(seeds, jobs, out, options=...)` runs the grid (in parallel, in Rust, via
+`tcplab.run_many`), keeps the traces of the runs that asked for them, analyses, and with `out`
+writes the report (report.html, results.parquet, summary.json and figures/).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ __all__ = [
     "Finding",
     "FigureSpec",
     "Study",
+    "StudyOption",
     "StudyResult",
     "TableOut",
     "flatten_summary",
@@ -135,6 +139,28 @@ class FigureSpec:
     paper_figure: str = ""  # which figure of the paper it corresponds to
 
 
+@dataclass(frozen=True)
+class StudyOption:
+    """A study-specific option: `tcplab study NAME --option name=value` (or a flag the CLI
+    maps onto it). `parse` turns the text given on the command line into the value (raising
+    ValueError if it is not one); values given from Python are taken as they are."""
+
+    name: str
+    default: Any
+    help: str
+    parse: Callable[[str], Any] = str
+
+
+def parse_bool(text: str) -> bool:
+    """'true'/'false' (also yes/no, on/off, 1/0) -> bool."""
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not a boolean (true or false)")
+
+
 def seed_list(seeds: int | Sequence[int]) -> list[int]:
     """`seeds` as a list: an int N means seeds 1..N."""
     if isinstance(seeds, bool):
@@ -209,6 +235,8 @@ class Study:
     default_seeds: ClassVar[int] = 10
     #: Keep the event log of every run (for `metrics`), not only of the traced ones.
     keep_events: ClassVar[bool] = False
+    #: Study-specific options (see `StudyOption`); their values are in `StudyResult.options`.
+    options: ClassVar[tuple[StudyOption, ...]] = ()
 
     # -- to implement -----------------------------------------------------------------------
 
@@ -234,6 +262,33 @@ class Study:
     def summary_table(self, res: StudyResult) -> TableOut | None:
         """The table the CLI prints (default: the first table)."""
         return res.tables[0] if res.tables else None
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Raise (ValueError or a more specific error) if the resolved `options` cannot run
+        here; called before anything runs."""
+
+    def extend(self, res: StudyResult, *, progress: bool = False) -> None:
+        """Work the options ask for after the simulations, before `analyse` (default: none).
+        It may add rows to `res.runs` (with a `group` of its own) and fill `res.extra`."""
+
+    # -- options ----------------------------------------------------------------------------
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The study's options with `given` applied over the defaults. Text values are parsed
+        with the option's `parse`; an unknown name or a bad value raises ValueError naming it."""
+        known = {o.name: o for o in self.options}
+        out = {o.name: o.default for o in self.options}
+        for name, value in (given or {}).items():
+            if name not in known:
+                names = ", ".join(known) or "none"
+                raise ValueError(f"study {self.name!r} has no option {name!r} (options: {names})")
+            if isinstance(value, str):
+                try:
+                    value = known[name].parse(value)
+                except ValueError as e:
+                    raise ValueError(f"option {name!r} = {value!r}: {e}") from None
+            out[name] = value
+        return out
 
     # -- running ----------------------------------------------------------------------------
 
@@ -265,13 +320,17 @@ class Study:
         jobs: int | None = None,
         out: str | os.PathLike[str] | None = None,
         progress: bool = False,
+        options: Mapping[str, Any] | None = None,
     ) -> StudyResult:
         """Run the study over `seeds` (a count N = seeds 1..N, or a list; default
         `default_seeds`) on `jobs` threads (default: one per CPU), analyse it and, with `out`,
-        write the report there. `progress` shows a progress bar (rich, on stderr)."""
+        write the report there. `progress` shows a progress bar (rich, on stderr). `options`
+        sets the study's own options (`Study.options`)."""
         import tcplab
 
         t0 = time.perf_counter()
+        opts = self.resolve_options(options)
+        self.check_options(opts)
         seeds_ = seed_list(self.default_seeds if seeds is None else seeds)
         plan = self.scenarios(seeds_)
         rows: list[dict[str, Any]] = []
@@ -294,7 +353,10 @@ class Study:
             runs=runs,
             traced=kept,
             run_seconds=time.perf_counter() - t0,
+            options=opts,
         )
+        self.extend(res, progress=progress)
+        res.run_seconds = time.perf_counter() - t0
         self.analyse(res)
         if out is not None:
             res.write(out, progress=progress)
@@ -322,6 +384,9 @@ class Study:
             "description": self.description,
             "citation": self.citation,
             "default_seeds": self.default_seeds,
+            "options": [
+                {"name": o.name, "default": o.default, "help": o.help} for o in self.options
+            ],
         }
 
 
@@ -379,6 +444,7 @@ class StudyResult:
     checks: list[Check] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     figure_files: dict[str, dict[str, Path]] = field(default_factory=dict)
     report_path: Path | None = None
 
@@ -411,6 +477,7 @@ class StudyResult:
                 "tables": [t.to_dict() for t in self.tables],
                 "checks": [c.to_dict() for c in self.checks],
                 "findings": [f.to_dict() for f in self.findings],
+                "options": self.options,
                 "extra": self.extra,
                 "figures": {
                     k: {f: p.name for f, p in v.items()} for k, v in self.figure_files.items()

@@ -1,17 +1,23 @@
 """``tcplab study``: list the reproduced studies, or run one and write its report.
 
     tcplab study --list
-    tcplab study NAME [--seeds N] [--jobs N] [--out DIR] [--json]
+    tcplab study NAME [--seeds N] [--jobs N] [--out DIR] [--json] [--option NAME=VALUE ...]
+    tcplab study sarkar2022 --testbed [--testbed-seeds N] [--testbed-budget S]
 
 Running prints the study's main table and findings (or, with ``--json``, summary.json's
 content on stdout) and the path of the report. A progress bar shows on stderr.
+
+``--option NAME=VALUE`` sets one of the study's own options (``--list --json`` shows them);
+``--testbed``, ``--testbed-seeds`` and ``--testbed-budget`` are the options ``testbed``,
+``testbed_seeds`` and ``testbed_budget_s`` of the studies that have a testbed part (Linux and
+root: real TCP through the impairment forwarder, in real time).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -44,7 +50,8 @@ def _print_list(as_json: bool) -> None:
     table.add_column("seeds", justify="right")
     table.add_column("reproduces")
     for s in all_.values():
-        table.add_row(s.name, str(s.default_seeds), f"{s.title}\n[dim]{s.citation}[/]")
+        opts = "".join(f"\n[dim]--option {o.name}={o.default}: {o.help}[/]" for o in s.options)
+        table.add_row(s.name, str(s.default_seeds), f"{s.title}\n[dim]{s.citation}[/]{opts}")
     Console().print(table)
 
 
@@ -84,6 +91,41 @@ def study(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json's content instead of tables.")
     ] = False,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            "-O",
+            metavar="NAME=VALUE",
+            help="Set one of the study's own options. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    testbed: Annotated[
+        bool,
+        typer.Option(
+            "--testbed",
+            help="Also run the study's testbed part (Linux and root; real time, minutes).",
+        ),
+    ] = False,
+    testbed_seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--testbed-seeds",
+            min=1,
+            help="Seeds per testbed scenario (default: the study's, usually 1).",
+            show_default=False,
+        ),
+    ] = None,
+    testbed_budget: Annotated[
+        float | None,
+        typer.Option(
+            "--testbed-budget",
+            min=1,
+            help="Wall-time budget of one testbed run in seconds (default: the study's).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a published study and write its report."""
     if list_ or name is None:
@@ -94,8 +136,28 @@ def study(
     except UnknownStudyError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_USER_ERROR) from None
+    options: dict[str, Any] = {}
+    for text in option or []:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            typer.echo(f"error: --option {text!r}: expected NAME=VALUE", err=True)
+            raise typer.Exit(EXIT_USER_ERROR)
+        options[key.strip()] = value.strip()
+    for key, value in (
+        ("testbed", True if testbed else None),
+        ("testbed_seeds", testbed_seeds),
+        ("testbed_budget_s", testbed_budget),
+    ):
+        if value is not None:
+            options[key] = value
+    try:
+        opts = st.resolve_options(options)
+        st.check_options(opts)
+    except Exception as e:  # an unknown option, a bad value, or a part that cannot run here
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
     outdir = out if out is not None else Path("out") / st.name
-    res = st.run(seeds=seeds, jobs=jobs, out=outdir, progress=not as_json)
+    res = st.run(seeds=seeds, jobs=jobs, out=outdir, progress=not as_json, options=opts)
     if as_json:
         summary = json.loads((outdir / "summary.json").read_text())
         summary["report"] = str(res.report_path)

@@ -15,6 +15,7 @@ Transcription notes (the paper's own inconsistencies, kept as printed; see `ERRA
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,19 @@ from tcplab.report.timeseq import (
     plot_time_sequence,
 )
 
-from ._base import Case, Check, FigureSpec, Finding, Study, StudyResult, TableOut
+from ._base import (
+    Case,
+    Check,
+    FigureSpec,
+    Finding,
+    Study,
+    StudyOption,
+    StudyResult,
+    TableOut,
+    _progress,
+    parse_bool,
+    seed_list,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -56,6 +69,8 @@ __all__ = [
     "ERRATA",
     "VARIANTS",
     "MAIN_COLUMNS",
+    "TESTBED_MODES",
+    "TESTBED_WINDOW",
     "Sarkar2022",
     "STUDY",
 ]
@@ -283,6 +298,30 @@ VARIANTS: tuple[Variant, ...] = (
 #: 10 % scenario need": Table 5 reports 1092 retransmissions where n x pdrop is 685.
 DROPRATE_PDROPS: tuple[float, ...] = (0.11, 0.12, 0.13, 0.14)
 
+#: The testbed part (`--testbed`): Linux reno with the paper's 8760-byte window, which the
+#: forwarder enforces by clamping the window every segment advertises, in two configurations.
+TESTBED_WINDOW = 8760
+TESTBED_MODES: dict[str, tuple[str, dict[str, Any]]] = {
+    "linux": (
+        "Linux reno as shipped (SACK, timestamps, RACK-TLP, F-RTO, PRR, IW 10, min RTO 200 ms; "
+        "no window scaling, as a receiver with an 8760-byte buffer negotiates shift 0)",
+        {"tcp.profile": "linux", "tcp.congestion_control": "reno", "tcp.rcv_buf": TESTBED_WINDOW},
+    ),
+    "classic": (
+        "Linux reno with SACK, RACK-TLP and F-RTO off (NewReno-style recovery on duplicate "
+        "ACKs), otherwise as shipped",
+        {
+            "tcp.profile": "linux",
+            "tcp.congestion_control": "reno",
+            "tcp.rcv_buf": TESTBED_WINDOW,
+            "tcp.sack": False,
+            "tcp.loss_recovery": "newreno",
+        },
+    ),
+}
+#: Column of the main table with our testbed's time (only when the testbed part ran).
+TESTBED_COLUMN = "testbed (ours) s"
+
 #: Columns of the main table (display names), in order.
 MAIN_COLUMNS: tuple[str, ...] = (
     "pdrop",
@@ -394,6 +433,23 @@ class Sarkar2022(Study):
     default_seeds = 10
     # `metrics` counts dropped frames from every run's (small) event log.
     keep_events = True
+    options = (
+        StudyOption(
+            "testbed",
+            False,
+            "also download over the Linux testbed (root): the five pdrop values with Linux reno "
+            "and an 8760-byte window, as shipped and with SACK, RACK-TLP and F-RTO off",
+            parse_bool,
+        ),
+        StudyOption("testbed_seeds", 1, "seeds per pdrop and mode on the testbed", int),
+        StudyOption(
+            "testbed_budget_s",
+            300.0,
+            "wall-time budget of one testbed run in seconds; a run that exceeds it is stopped "
+            "and reported as capped",
+            float,
+        ),
+    )
 
     def __init__(self, *, variants: Sequence[Variant] = VARIANTS, droprate: bool = True):
         self.variants = tuple(variants)
@@ -471,21 +527,23 @@ class Sarkar2022(Study):
         srv = s["connections"][0]["server"]
         wan = next(link for link in s["links"] if link["name"] == "wan")
         rt = app.get("response_time_s")
+        # A testbed result (summary["source"] == "testbed") has the same layout; the counters
+        # Linux does not keep are None there and become NaN.
         m: dict[str, Any] = {
             "completed": bool(app.get("completed")),
             "response_time_s": math.nan if rt is None else float(rt),
             "throughput_Bps": float(app.get("throughput_Bps") or math.nan),
-            "retransmissions": int(srv["retransmissions"]),
-            "syn_retransmissions": int(srv.get("syn_retransmissions", 0)),
-            "fast_retransmits": int(srv["fast_retransmits"]),
-            "rto_expirations": int(srv["rto_expirations"]),
-            "data_segments_sent": int(srv["data_segments_sent"]),
-            "segments_sent": int(srv["segments_sent"]),
-            "dupacks_received": int(srv.get("dupacks_received", 0)),
+            "retransmissions": _count(srv["retransmissions"]),
+            "syn_retransmissions": _count(srv.get("syn_retransmissions", 0)),
+            "fast_retransmits": _count(srv["fast_retransmits"]),
+            "rto_expirations": _count(srv["rto_expirations"]),
+            "data_segments_sent": _count(srv["data_segments_sent"]),
+            "segments_sent": _count(srv["segments_sent"]),
+            "dupacks_received": _count(srv.get("dupacks_received", 0)),
             "srtt_s": float(srv.get("srtt_s") or math.nan),
-            "frames_sent": int(wan["ab"]["frames_sent"]),
-            "frames_dropped": int(wan["ab"]["frames_dropped_error"]),
-            "ack_frames_dropped": int(wan["ba"]["frames_dropped_error"]),
+            "frames_sent": _count(wan["ab"]["frames_sent"]),
+            "frames_dropped": _count(wan["ab"]["frames_dropped_error"]),
+            "ack_frames_dropped": _count(wan["ba"]["frames_dropped_error"]),
         }
         # Dropped frames the server must send again: SYN-ACK (seq 0), data and FIN (seq up to
         # size + 1). A dropped pure ACK after the FIN exchange is never resent.
@@ -498,6 +556,246 @@ class Sarkar2022(Study):
             m["frames_dropped_to_resend"] = math.nan
         return m
 
+    # -- the testbed part (option `testbed`) -----------------------------------------------
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        if int(options["testbed_seeds"]) < 1:
+            raise ValueError(f"option 'testbed_seeds' = {options['testbed_seeds']}: must be >= 1")
+        if not 1 <= float(options["testbed_budget_s"]) <= 86400:
+            raise ValueError(
+                f"option 'testbed_budget_s' = {options['testbed_budget_s']}: must be in "
+                "[1, 86400] seconds"
+            )
+        if options["testbed"]:
+            from tcplab.testbed import check_available
+
+            check_available()  # TestbedUnavailable says what is missing (Linux, root, ...)
+
+    def testbed_plans(self, seed: int = 1) -> dict[tuple[str, float], Any]:
+        """The testbed plan (`tcplab.testbed.schema.plan`) of every (mode, pdrop)."""
+        from tcplab.testbed import schema
+
+        base = self.scenario()
+        out = {}
+        for mode, (_, ov) in TESTBED_MODES.items():
+            for p in PDROPS:
+                sc = base.with_overrides({**ov, **error_override(p), "seed": seed})
+                out[(mode, p)] = (sc, schema.plan(sc))
+        return out
+
+    def extend(self, res: StudyResult, *, progress: bool = False) -> None:
+        """With option `testbed`: run every pdrop in both TESTBED_MODES on the testbed, once per
+        testbed seed, and add the runs to `res.runs` as group "testbed" (variant = the mode).
+        A run that exceeds `testbed_budget_s` is stopped and kept as a capped row."""
+        if not res.options.get("testbed"):
+            return
+        from tcplab.testbed import schema
+        from tcplab.testbed.errors import TestbedTimeout
+
+        seeds = seed_list(int(res.options["testbed_seeds"]))
+        budget = float(res.options["testbed_budget_s"])
+        jobs = [(mode, p, seed) for p in PDROPS for mode in TESTBED_MODES for seed in seeds]
+        rows: list[dict[str, Any]] = []
+        info: dict[str, Any] = {"modes": {}, "budget_s": budget, "seeds": seeds}
+        base = self.scenario()
+        with _progress(progress) as bar:
+            task = bar.add_task(f"{self.name}: testbed (real time)", total=len(jobs))
+            for mode, p, seed in jobs:
+                ov = {**TESTBED_MODES[mode][1], **error_override(p)}
+                sc = base.with_overrides({**ov, "seed": seed})
+                plan = schema.plan(sc, time_budget_s=budget)
+                case = Case(
+                    key=f"testbed/{mode}/{pct(p)}",
+                    group="testbed",
+                    variant=mode,
+                    params={"pdrop": p},
+                    overrides=ov,
+                )
+                t0 = time.perf_counter()
+                try:
+                    r = schema.run_plan(sc, plan)
+                except TestbedTimeout as e:
+                    row = {
+                        "study": self.name, "case": case.key, "group": "testbed",
+                        "variant": mode, "seed": seed, "pdrop": p,
+                        "overrides": _json_overrides(ov), "completed": False,
+                        "response_time_s": math.nan, "testbed_error": str(e),
+                    }  # fmt: skip
+                    capped = True
+                else:
+                    row = self._row(case, seed, r)
+                    capped = False
+                    if seed == seeds[0]:
+                        res.traced[case.key] = r
+                    row["max_rcv_window_seen"] = r.summary.get("max_rcv_window_seen")
+                    row["kernel_recovery"] = r.summary["connections"][0]["loss_recovery"]
+                    info["modes"].setdefault(mode, {})["kernel_settings"] = r.summary[
+                        "kernel_settings"
+                    ]
+                row["testbed_capped"] = capped
+                row["testbed_budget_s"] = budget
+                row["testbed_wall_s"] = time.perf_counter() - t0
+                row["window_limited_time_s"] = schema.window_limited_time(plan)
+                rows.append(row)
+                m = info["modes"].setdefault(mode, {})
+                m["description"] = TESTBED_MODES[mode][0]
+                m["approximations"] = plan.approximations
+                m["config"] = {
+                    k: v for k, v in plan.config.to_dict().items() if k not in ("error_s2c", "seed")
+                }
+                bar.advance(task)
+        res.runs = pd.concat([res.runs, pd.DataFrame(rows)], ignore_index=True)
+        res.extra["testbed"] = info
+
+    def _testbed_table(self, res: StudyResult, st: dict) -> TableOut | None:
+        tb = res.group("testbed")
+        if tb.empty:
+            return None
+        rows, disp = [], []
+        budget = float(res.options.get("testbed_budget_s", math.nan))
+        for p in PDROPS:
+            row: dict[str, Any] = {
+                "pdrop": p,
+                "paper_testbed_rt_s": TABLE8[p][0],
+                "ours_sim_rt_mean_s": st[("main", "riverbed", p)]["rt_mean"],
+            }
+            cells = [pct(p), f"{TABLE8[p][0]:.2f}"]
+            for mode in TESTBED_MODES:
+                d = tb[(tb["variant"] == mode) & (tb["pdrop"] == p)]
+                s = st.get(("testbed", mode, p))
+                capped = int(d["testbed_capped"].sum()) if len(d) else 0
+                rt = s["rt_mean"] if s else math.nan
+                row[f"{mode}_rt_mean_s"] = rt
+                row[f"{mode}_runs"] = len(d)
+                row[f"{mode}_capped"] = capped
+                row[f"{mode}_retransmissions_mean"] = s["retx_mean"] if s else math.nan
+                row[f"{mode}_rto_mean"] = s["rto_mean"] if s else math.nan
+                row[f"{mode}_max_window"] = (
+                    float(d["max_rcv_window_seen"].max()) if "max_rcv_window_seen" in d else None
+                )
+                txt = "-" if math.isnan(rt) else f"{rt:.2f}"
+                if capped:
+                    txt = (
+                        f"> {budget:.0f} (capped)"
+                        if capped == len(d)
+                        else f"{txt} ({capped} capped)"
+                    )
+                cells += [
+                    txt,
+                    "-" if not s or math.isnan(s["retx_mean"]) else f"{s['retx_mean']:.0f}",
+                    "-" if not s or math.isnan(s["rto_mean"]) else f"{s['rto_mean']:.0f}",
+                ]
+            cells.append(f"{row['ours_sim_rt_mean_s']:.2f}")
+            wins = (
+                tb.loc[tb["pdrop"] == p, "max_rcv_window_seen"]
+                if "max_rcv_window_seen" in tb
+                else []
+            )
+            wins = sorted({int(w) for w in wins if w == w and w is not None})
+            cells.append(", ".join(map(str, wins)) or "-")
+            rows.append(row)
+            disp.append(tuple(cells))
+        cols = ["pdrop", "paper testbed (T8) s"]
+        for mode in TESTBED_MODES:
+            cols += [f"{mode} s", f"{mode} retx", f"{mode} RTOs"]
+        cols += ["ours sim (riverbed) s", "window seen (B)"]
+        seeds = res.extra.get("testbed", {}).get("seeds", [])
+        note = (
+            f"Our testbed: real Linux TCP between network namespaces through tcplab-netem, "
+            f"{len(seeds)} seed(s) per pdrop and mode, in real time. "
+            + " ".join(f"{m}: {d}." for m, (d, _) in TESTBED_MODES.items())
+            + f" The receive window is {TESTBED_WINDOW} B in both (the forwarder clamps every "
+            "advertised window; 'window seen' is the largest window the sender was offered). "
+            f"A run longer than {budget:.0f} s of wall time is stopped and shown as capped "
+            "(--testbed-budget). 'ours sim': the riverbed profile on our simulator (main table)."
+        )
+        return TableOut(
+            "testbed",
+            "Table 8 on our testbed: Linux reno with an 8760-byte window",
+            pd.DataFrame(rows),
+            pd.DataFrame(disp, columns=cols),
+            note,
+        )
+
+    def _testbed_findings(self, res: StudyResult, st: dict) -> list[Finding]:
+        tb = res.group("testbed")
+        if tb.empty:
+            return []
+        out: list[Finding] = []
+        clean = tb[(tb["pdrop"] == 0.0) & (tb["variant"] == "linux") & tb["completed"].astype(bool)]
+        if len(clean):
+            t = float(clean["response_time_s"].mean())
+            w = float(clean["window_limited_time_s"].iloc[0])
+            out.append(
+                Finding(
+                    "On the clean channel our testbed (Linux reno, 8760-byte window) takes within "
+                    "10 % of the window-limited time size x RTT / rwnd",
+                    abs(t / w - 1) <= 0.10,
+                    f"testbed {t:.2f} s vs window-limited {w:.2f} s ({t / w - 1:+.1%}); RTT from "
+                    "the scenario: 40 ms of propagation plus serialising a full frame on both "
+                    "10 Mbit/s hops and an ACK on both; rwnd 8760 B. The paper's testbed: "
+                    f"{TABLE8[0.0][0]} s ({t / TABLE8[0.0][0] - 1:+.1%} from ours).",
+                )
+            )
+        if "max_rcv_window_seen" in tb:
+            done = tb[~tb["testbed_capped"].astype(bool)]
+            seen = done["max_rcv_window_seen"]
+            ok = bool(len(seen)) and bool((seen == TESTBED_WINDOW).all())
+            out.append(
+                Finding(
+                    f"The window clamp held: every testbed run's sender was offered at most and "
+                    f"exactly {TESTBED_WINDOW} B (max_rcv_window_seen)",
+                    ok,
+                    f"{int((seen == TESTBED_WINDOW).sum())} of {len(done)} completed runs saw "
+                    f"{TESTBED_WINDOW} B; values seen: "
+                    f"{sorted({int(v) for v in seen if v == v})}.",
+                )
+            )
+        parts, ok = [], True
+        for p in PDROPS:
+            s = st.get(("testbed", "linux", p))
+            if s is None or math.isnan(s["rt_mean"]):
+                parts.append(f"{pct(p)}: -")
+                ok = False
+                continue
+            dev = s["rt_mean"] / TABLE8[p][0] - 1
+            ok &= abs(dev) <= 0.15
+            parts.append(f"{pct(p)}: {s['rt_mean']:.2f} s vs {TABLE8[p][0]} s ({dev:+.0%})")
+        out.append(
+            Finding(
+                "Our testbed (Linux reno as shipped) is within 15 % of the paper's testbed "
+                "(Table 8) at every pdrop",
+                bool(ok),
+                "; ".join(parts) + ".",
+            )
+        )
+        lin, cla = st.get(("testbed", "linux", 0.1)), st.get(("testbed", "classic", 0.1))
+        if lin and cla and not (math.isnan(lin["rt_mean"]) or math.isnan(cla["rt_mean"])):
+            out.append(
+                Finding(
+                    "At 10 % SACK, RACK-TLP and F-RTO matter on the testbed",
+                    None,
+                    f"as shipped {lin['rt_mean']:.1f} s ({lin['rto_mean']:.0f} timeouts), "
+                    f"classic {cla['rt_mean']:.1f} s ({cla['rto_mean']:.0f} timeouts); our "
+                    f"simulator's riverbed profile "
+                    f"{st[('main', 'riverbed', 0.1)]['rt_mean']:.1f} s.",
+                )
+            )
+        capped = tb[tb["testbed_capped"].astype(bool)]
+        if len(capped):
+            budget = float(res.options.get("testbed_budget_s", math.nan))
+            out.append(
+                Finding(
+                    f"{len(capped)} testbed run(s) exceeded the {budget:.0f} s budget and were "
+                    "stopped",
+                    None,
+                    ", ".join(f"{r.variant} at {pct(r.pdrop)}" for r in capped.itertuples())
+                    + f": their response time is more than {budget:.0f} s (raise it with "
+                    "--testbed-budget).",
+                )
+            )
+        return out
+
     # -- analysis ---------------------------------------------------------------------------
 
     def analyse(self, res: StudyResult) -> None:
@@ -506,6 +804,9 @@ class Sarkar2022(Study):
             f"{g}/{v}/{pct(p)}": row for (g, v, p), row in sorted(stats.items(), key=str)
         }
         res.tables.append(self._main_table(res, stats))
+        tb_table = self._testbed_table(res, stats)
+        if tb_table is not None:
+            res.tables.append(tb_table)
         res.tables.append(self._table1())
         sens = self._sensitivity_table(stats)
         if sens is not None:
@@ -520,6 +821,7 @@ class Sarkar2022(Study):
         res.tables.append(t9)
         res.checks.extend(self._checks(res, stats))
         res.findings.extend(self._findings(res, stats, window))
+        res.findings.extend(self._testbed_findings(res, stats))
 
     def _stats(self, res: StudyResult) -> dict[tuple[str, str, float], dict[str, Any]]:
         out: dict[tuple[str, str, float], dict[str, Any]] = {}
@@ -611,11 +913,21 @@ class Sarkar2022(Study):
             f"{TABLE4[0.1][0] / TABLE4[0.0][0]:.1f} in Riverbed, "
             f"{TABLE8[0.1][0] / TABLE8[0.0][0]:.2f} in the testbed at 10 %)."
         )
+        data, display = pd.DataFrame(rows), pd.DataFrame(disp, columns=list(MAIN_COLUMNS))
+        if any(("testbed", "linux", p) in st for p in PDROPS):
+            tb = [st.get(("testbed", "linux", p), {}).get("rt_mean", math.nan) for p in PDROPS]
+            data["testbed_ours_rt_s"] = tb
+            at = list(MAIN_COLUMNS).index("testbed (T8) s") + 1
+            display.insert(at, TESTBED_COLUMN, ["-" if math.isnan(x) else f"{x:.2f}" for x in tb])
+            note += (
+                f" '{TESTBED_COLUMN}': our Linux testbed (Linux reno as shipped, 8760-byte window; "
+                "see the testbed table)."
+            )
         return TableOut(
             "main",
             "Tables 3-8: response time, retransmissions and frames per pdrop",
-            pd.DataFrame(rows),
-            pd.DataFrame(disp, columns=list(MAIN_COLUMNS)),
+            data,
+            display,
             note,
         )
 
@@ -1355,12 +1667,33 @@ class Sarkar2022(Study):
                 "Tables 4 and 8",
             )
 
+        if any(t.name == "testbed" for t in res.tables):
+            yield FigureSpec(
+                "fig_testbed",
+                "Response time per pdrop on our Linux testbed (reno, 8760-byte window; as shipped "
+                "and classic), the paper's testbed (Table 8) and our simulator (riverbed); an "
+                "open triangle marks a run capped at the time budget",
+                lambda: _fig_testbed(res),
+                "Table 8",
+            )
+
     def summary_table(self, res: StudyResult) -> TableOut | None:
         return res.table("main")
 
 
 # ----------------------------------------------------------------------------------------------
 # Formatting
+
+
+def _json_overrides(ov: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(ov, sort_keys=True, default=str)
+
+
+def _count(v: Any) -> Any:
+    """A counter as an int, or NaN where the source does not keep it (None)."""
+    return math.nan if v is None else int(v)
 
 
 def _pm(half: float) -> str:
@@ -1520,6 +1853,30 @@ def _fig_table9(res: StudyResult) -> Figure:
     ax.axhline(TEXT["rwnd_bytes"], color="#555555", ls="--", lw=0.8, label="rwnd")
     ax.set_xlabel("RTTs since the end of fast recovery")
     ax.set_ylabel("cwnd (B)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def _fig_testbed(res: StudyResult) -> Figure:
+    fig, ax = new_figure(figsize=(8, 4.5))
+    x = np.arange(len(PDROPS))
+    t = res.table("testbed").data
+    budget = float(res.options.get("testbed_budget_s", math.nan))
+    ax.plot(x, [TABLE8[p][0] for p in PDROPS], "o", color="#000000", ms=9, mfc="none",
+            label="paper: Linux testbed (T8)")  # fmt: skip
+    ax.plot(x, t["ours_sim_rt_mean_s"], "s-", color=PALETTE[0], lw=1, label="ours: simulator")
+    for (mode, marker), color in zip((("linux", "^"), ("classic", "v")), PALETTE[2:], strict=False):
+        y = t[f"{mode}_rt_mean_s"].to_numpy(dtype=float)
+        ax.plot(x, y, marker + "-", color=color, lw=1, label=f"ours: testbed, {mode}")
+        capped = (t[f"{mode}_capped"] > 0).to_numpy() & np.isnan(y)
+        if capped.any():
+            ax.plot(x[capped], np.full(capped.sum(), budget), marker, color=color, mfc="none",
+                    ms=10)  # fmt: skip
+    ax.set_xticks(x, [pct(p) for p in PDROPS])
+    ax.set_yscale("log")
+    ax.set_xlabel("pdrop")
+    ax.set_ylabel("response time (s)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return fig

@@ -1,0 +1,184 @@
+"""``tcplab testbed``: run a scenario on the testbed (real Linux TCP between network namespaces,
+through tcplab-netem), with the same result schema as ``tcplab run``.
+
+    tcplab testbed run FILE [--seed N] [--json] [--out DIR] [--set key=value ...]
+                            [--time-budget S] [--pcap FILE] [--dry-run]
+    tcplab testbed cleanup
+
+``run`` takes the same scenario file as ``tcplab run`` and maps it onto the testbed
+(`tcplab.testbed.schema.plan`); what the testbed cannot express is refused (exit 2, naming the
+field) and what it approximates is listed. ``--dry-run`` prints the mapping without running
+(no root needed). The run needs Linux and root; elsewhere it exits 2 saying what is missing.
+``cleanup`` removes namespaces, interfaces and processes left by an interrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import TestbedConfigError, TestbedError, TestbedUnavailable
+
+app = typer.Typer(
+    name="testbed",
+    help="Run a scenario on the Linux testbed (real TCP through the impairment forwarder).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+EXIT_USER_ERROR = 2
+EXIT_RUN_FAILED = 1
+
+
+def _fail(message: str, code: int = EXIT_USER_ERROR) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+FileArg = Annotated[
+    Path,
+    typer.Argument(
+        exists=True, dir_okay=False, readable=True, help="Scenario file (TOML).", show_default=False
+    ),
+]
+
+
+@app.command("run")
+def run_cmd(
+    file: FileArg,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Override run.seed.", show_default=False)
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            file_okay=False,
+            help="Write summary.json, scenario.json and traces (Parquet) to this directory.",
+            show_default=False,
+        ),
+    ] = None,
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            "-s",
+            metavar="KEY=VALUE",
+            help="Override a field by dotted path, as in `tcplab run`. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    time_budget: Annotated[
+        float | None,
+        typer.Option(
+            "--time-budget",
+            min=1,
+            help="Wall-time limit of the run in seconds (default: the scenario's stop time + 60).",
+            show_default=False,
+        ),
+    ] = None,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            "--pcap", dir_okay=False, help="Capture the forwarded frames here.", show_default=False
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the mapping (TestbedConfig, approximations) only."),
+    ] = False,
+) -> None:
+    """Run a scenario on the testbed and print its summary (the layout of `tcplab run`)."""
+    from tcplab import errors
+    from tcplab.cli import _load
+
+    from . import schema
+
+    try:
+        scenario = _load(file, assignments or [])
+        extra = {"pcap_path": str(pcap)} if pcap is not None else {}
+        p = schema.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
+    except errors.TcplabError as e:
+        raise _fail(str(e)) from None
+    except TestbedConfigError as e:
+        raise _fail(f"the testbed cannot run this scenario: {e}") from None
+    if dry_run:
+        typer.echo(json.dumps(p.to_dict(), indent=2))
+        return
+    if not as_json:
+        for line in schema.describe_plan(p):
+            typer.echo(line, err=True)
+    try:
+        result = schema.run_plan(scenario if seed is None else scenario.with_seed(seed), p)
+    except TestbedUnavailable as e:
+        raise _fail(str(e)) from None
+    except TestbedConfigError as e:
+        raise _fail(f"the testbed cannot run this scenario: {e}") from None
+    except TestbedError as e:
+        raise _fail(f"testbed run failed: {e}", EXIT_RUN_FAILED) from None
+    if out is not None:
+        written = result.to_dir(out)
+        typer.echo(f"wrote {written}", err=True)
+    if as_json:
+        typer.echo(json.dumps(result.summary, indent=2, default=str))
+        return
+    from rich.console import Console
+
+    s = result.summary
+    typer.echo(
+        f"testbed run {s['testbed']['run_id']}: Linux {s['connections'][0]['congestion_control']} "
+        f"({s['connections'][0]['loss_recovery']}), largest window offered to the sender "
+        f"{s['max_rcv_window_seen']} B",
+        err=True,
+    )
+    Console().print(result.table())
+
+
+@app.command("cleanup")
+def cleanup_cmd(
+    run_id: Annotated[
+        str | None,
+        typer.Option(
+            "--run-id",
+            help="Only the leftovers of this run (default: every tcplab-* namespace).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Remove the namespaces, interfaces and processes an interrupted testbed run left."""
+    import re
+
+    from .netns import PREFIX, cleanup
+
+    if run_id is not None and not re.fullmatch(r"[a-z0-9]{1,8}", run_id):
+        raise _fail(f"--run-id {run_id!r}: a run id is 1 to 8 lowercase letters or digits")
+
+    if platform.system() != "Linux":
+        raise _fail(f"the testbed needs Linux network namespaces; this is {platform.system()}")
+    if os.geteuid() != 0:
+        raise _fail("removing network namespaces needs root (CAP_SYS_ADMIN); run as root")
+    if run_id is None:
+        gone = cleanup(PREFIX)
+    else:  # only this run's namespaces and interfaces (tlb<run id>...)
+        from .netns import IF_PREFIX, _run, delete_namespace, list_namespaces
+
+        gone = list_namespaces(f"{PREFIX}{run_id}-")
+        for ns in gone:
+            delete_namespace(ns)
+        for line in _run(["ip", "-o", "link", "show"], check=False).splitlines():
+            parts = line.split(":", 2)
+            name = parts[1].strip().split("@", 1)[0] if len(parts) > 1 else ""
+            if name.startswith(f"{IF_PREFIX}{run_id}") and len(name) <= 15:
+                _run(["ip", "link", "del", name], check=False)
+    if gone:
+        typer.echo(f"removed {len(gone)} namespaces: {', '.join(gone)}")
+    else:
+        typer.echo("nothing to clean up")
