@@ -51,7 +51,11 @@ pub struct Packet {
     pub ts_ecr: u64,
     pub has_ts: bool,
     pub n_sack: u8,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// SACK blocks as offsets from `ack` (blocks always lie above the cumulative ACK and within
+    /// the receive window, under 2^30 bytes): half the size of absolute 64-bit edges, which keeps
+    /// the packet small enough to move without a memcpy call on every hop. Write with
+    /// `push_sack`, read with `sack_blocks`.
+    pub sack_off: [(u32, u32); MAX_SACK_BLOCKS],
 }
 
 impl Default for Packet {
@@ -77,7 +81,7 @@ impl Default for Packet {
             ts_ecr: 0,
             has_ts: false,
             n_sack: 0,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack_off: [(0, 0); MAX_SACK_BLOCKS],
         }
     }
 }
@@ -97,7 +101,73 @@ impl Packet {
     pub fn seq_len(&self) -> u64 {
         self.len as u64 + u64::from(self.is(SYN)) + u64::from(self.is(FIN))
     }
-    pub fn sack_blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.n_sack as usize]
+    /// The SACK blocks carried, in the order they were written.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = SackBlock> + '_ {
+        self.sack_off[..self.n_sack as usize]
+            .iter()
+            .map(|&(s, e)| SackBlock {
+                start: self.ack + s as u64,
+                end: self.ack + e as u64,
+            })
+    }
+
+    /// Append a SACK block (set `ack` first). Returns false if the option is full or the block
+    /// does not lie above `ack` within 2^32 bytes.
+    pub fn push_sack(&mut self, b: SackBlock) -> bool {
+        let n = self.n_sack as usize;
+        if n >= MAX_SACK_BLOCKS || b.start < self.ack || b.end < b.start {
+            return false;
+        }
+        let (Ok(s), Ok(e)) = (
+            u32::try_from(b.start - self.ack),
+            u32::try_from(b.end - self.ack),
+        ) else {
+            return false;
+        };
+        self.sack_off[n] = (s, e);
+        self.n_sack += 1;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_round_trip_as_offsets_from_ack() {
+        let mut p = Packet {
+            ack: 5_000_000_001,
+            ..Packet::default()
+        };
+        let blocks = [
+            (5_000_002_921, 5_000_005_841),
+            (5_000_008_761, 5_000_010_221),
+        ];
+        for (s, e) in blocks {
+            assert!(p.push_sack(SackBlock { start: s, end: e }));
+        }
+        let got: Vec<(u64, u64)> = p.sack_blocks().map(|b| (b.start, b.end)).collect();
+        assert_eq!(got, blocks);
+    }
+
+    #[test]
+    fn sack_refuses_blocks_below_ack_and_a_fifth_block() {
+        let mut p = Packet {
+            ack: 1000,
+            ..Packet::default()
+        };
+        assert!(!p.push_sack(SackBlock { start: 10, end: 20 }));
+        for k in 0..4 {
+            assert!(p.push_sack(SackBlock {
+                start: 2000 + k * 100,
+                end: 2050 + k * 100
+            }));
+        }
+        assert!(!p.push_sack(SackBlock {
+            start: 9000,
+            end: 9100
+        }));
+        assert_eq!(p.sack_blocks().count(), MAX_SACK_BLOCKS);
     }
 }

@@ -152,7 +152,6 @@ impl PacketLog {
         self.ip_bytes.push(p.ip_bytes() as u64);
         let s: Vec<String> = p
             .sack_blocks()
-            .iter()
             .map(|b| format!("{}-{}", b.start, b.end))
             .collect();
         self.sack.push(s.join(" "));

@@ -444,26 +444,23 @@ impl Endpoint {
     /// RFC 2018 section 4: the first block reports the most recently received segment's block,
     /// the others repeat the most recent blocks (here: the highest ones first).
     fn fill_sack(&self, p: &mut Packet, max: usize) -> usize {
-        let mut n = 0;
+        p.n_sack = 0;
         let first = self
             .last_ooo
             .and_then(|(s, _)| self.ooo.iter().find(|r| r.0 <= s && s < r.1).copied());
         if let Some((s, e)) = first {
-            p.sack[0] = SackBlock { start: s, end: e };
-            n = 1;
+            p.push_sack(SackBlock { start: s, end: e });
         }
         for &(s, e) in self.ooo.iter().rev() {
-            if n >= max {
+            if p.n_sack as usize >= max {
                 break;
             }
             if Some((s, e)) == first {
                 continue;
             }
-            p.sack[n] = SackBlock { start: s, end: e };
-            n += 1;
+            p.push_sack(SackBlock { start: s, end: e });
         }
-        p.n_sack = n as u8;
-        n
+        p.n_sack as usize
     }
 
     fn emit(&mut self, p: Packet, ctx: &mut Ctx) {
