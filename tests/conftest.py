@@ -15,17 +15,12 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sarkar2022.toml"
 
-# A small FTP download over a noisy WAN link: fast to simulate, but with losses, so fast
-# retransmits and timeouts happen and seeds matter.
-TINY_TOML = """\
-[run]
-seed = 1
-stop_time = "300s"
 
-[tcp]
-profile = "riverbed"
-mss = 1460
-
+def chain_toml(*, rate: str, wan_delay: str, error_dir: str, error: str) -> str:
+    """The [[nodes]] and [[links]] of the client - router - server chain: a LAN hop (client -
+    router, 0 ms) and a WAN hop (router - server, `wan_delay`), both at `rate` with Ethernet
+    framing, and the error model `error` on the WAN's `error_dir` direction ("ab" or "ba")."""
+    return f"""\
 [[nodes]]
 name = "client"
 kind = "host"
@@ -42,7 +37,7 @@ kind = "host"
 name = "lan"
 a = "client"
 b = "router"
-rate = "10Mbps"
+rate = "{rate}"
 delay = "0ms"
 framing = "ethernet"
 
@@ -50,13 +45,27 @@ framing = "ethernet"
 name = "wan"
 a = "router"
 b = "server"
-rate = "10Mbps"
-delay = "20ms"
+rate = "{rate}"
+delay = "{wan_delay}"
 framing = "ethernet"
 
-[links.ba]
-error = { model = "per", p = 0.02 }
+[links.{error_dir}]
+error = {error}
+"""
 
+
+# A small FTP download over a noisy WAN link: fast to simulate, but with losses, so fast
+# retransmits and timeouts happen and seeds matter.
+TINY_TOML = f"""\
+[run]
+seed = 1
+stop_time = "300s"
+
+[tcp]
+profile = "riverbed"
+mss = 1460
+
+{chain_toml(rate="10Mbps", wan_delay="20ms", error_dir="ba", error='{ model = "per", p = 0.02 }')}
 [[apps]]
 name = "download"
 kind = "ftp"

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tcplab
-from conftest import ROOT
+from conftest import ROOT, chain_toml
 from tcplab import compare
 from tcplab.cli import app
 from typer.testing import CliRunner
@@ -214,7 +214,12 @@ def test_cli_table() -> None:
 # ----------------------------------------------------------------------------------------------
 # Physics: Reno at moderate loss follows Mathis
 
-BULK = """
+# 100 Mbit/s: the line rate (11.9 MB/s) never binds.
+BULK_CHAIN = chain_toml(
+    rate="100Mbps", wan_delay="25ms", error_dir="ab", error='{ model = "per", p = 0.005 }'
+)
+
+BULK = f"""
 [run]
 seed = 1
 stop_time = "120s"
@@ -227,37 +232,7 @@ delayed_ack = false           # one ACK per segment: b = 1
 rcv_buf = "8MB"               # a window far above the loss window: never window-limited
 window_scaling = true
 
-[[nodes]]
-name = "client"
-kind = "host"
-
-[[nodes]]
-name = "router"
-kind = "router"
-
-[[nodes]]
-name = "server"
-kind = "host"
-
-[[links]]
-name = "lan"
-a = "client"
-b = "router"
-rate = "100Mbps"              # the line rate (11.9 MB/s) never binds
-delay = "0ms"
-framing = "ethernet"
-
-[[links]]
-name = "wan"
-a = "router"
-b = "server"
-rate = "100Mbps"
-delay = "25ms"
-framing = "ethernet"
-
-[links.ab]
-error = { model = "per", p = 0.005 }
-
+{BULK_CHAIN}
 [[apps]]
 name = "bulk"
 kind = "bulk"

@@ -29,6 +29,7 @@ import typer
 
 from tcplab import __version__, errors
 from tcplab.api import Scenario, run
+from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SummaryJsonOpt
 
 app = typer.Typer(
     name="tcplab",
@@ -78,12 +79,6 @@ def _load(file: Path, assignments: list[str]) -> Scenario:
     return scenario
 
 
-FileArg = Annotated[
-    Path,
-    typer.Argument(
-        exists=True, dir_okay=False, readable=True, help="Scenario file (TOML).", show_default=False
-    ),
-]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -100,21 +95,9 @@ SetOpt = Annotated[
 @app.command("run")
 def run_cmd(
     file: FileArg,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Override run.seed.", show_default=False)
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write summary.json, scenario.json and traces (Parquet) to this directory.",
-            show_default=False,
-        ),
-    ] = None,
+    seed: SeedOpt = None,
+    as_json: SummaryJsonOpt = False,
+    out: RunOutOpt = None,
     assignments: SetOpt = None,
     pcap: Annotated[
         Path | None,

@@ -7,85 +7,36 @@ use common::*;
 use tcplab_sim::describe::describe;
 use tcplab_sim::{Scenario, SimOutput};
 
-const MSS: u64 = 1460;
-
-fn seg(k: u64) -> u64 {
-    1 + k * MSS
-}
-
-fn drops(list: &[u64]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|&k| format!("{{ seq = {}, tx = 1 }}", seg(k)))
-        .collect();
-    format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
-}
-
 /// A server -> client download of `segs` segments over 10 Mbit/s, 20 ms each way, with the
 /// data segments `lost` dropped once; `tcp` goes into [tcp] and `app_tcp` into [apps.tcp].
 fn scenario(tcp: &str, app_tcp: &str, segs: u64, lost: &[u64]) -> String {
-    let size = segs * MSS;
-    let data = drops(lost);
-    format!(
-        r#"
-[run]
-seed = 1
-[tcp]
-profile = "rfc"
-rcv_buf = "4MB"
-window_scaling = true
-delayed_ack = false
-max_retries = 100
-{tcp}
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "client"
-[[links]]
-a = "server"
-b = "client"
-rate = "10Mbps"
-delay = "20ms"
-queue = "unlimited"
-[links.ab]
-error = {data}
-[[apps]]
-kind = "ftp"
-client = "client"
-server = "server"
-size = "{size}B"
-[apps.tcp]
-{app_tcp}
-[output]
-events = true
-trace = true
-"#
+    let lost: Vec<(u64, u32)> = lost.iter().map(|&k| (k, 1)).collect();
+    direct(
+        &format!(
+            "profile = \"rfc\"\nrcv_buf = \"4MB\"\nwindow_scaling = true\ndelayed_ack = false\n\
+             max_retries = 100\n{tcp}"
+        ),
+        app_tcp,
+        segs * MSS,
+        &drops(&lost),
+        "",
+        "events = true\ntrace = true",
     )
-}
-
-/// The server's (data sender's) events as (kind, detail).
-fn events(out: &SimOutput) -> Vec<(String, String)> {
-    let t = out.table("events").expect("events table");
-    let (end, kind, detail) = (u64s(t, "end"), strs(t, "kind"), strs(t, "detail"));
-    (0..end.len())
-        .filter(|&i| end[i] == 1)
-        .map(|i| (kind[i].clone(), detail[i].clone()))
-        .collect()
 }
 
 /// ssthresh / flight at the first fast retransmit (its detail: "flight F ssthresh S cwnd C").
 fn cut_ratio(out: &SimOutput) -> f64 {
     let ev = events(out);
-    let (_, d) = ev
+    let fr = ev
         .iter()
-        .find(|(k, _)| k == "fast_retransmit")
+        .find(|e| e.kind == "fast_retransmit")
         .expect("a fast retransmit");
-    let w: Vec<f64> = d.split(' ').filter_map(|x| x.parse().ok()).collect();
+    let w: Vec<f64> = fr
+        .detail
+        .split(' ')
+        .filter_map(|x| x.parse().ok())
+        .collect();
     w[1] / w[0]
-}
-
-fn server(out: &SimOutput, key: &str) -> f64 {
-    num(&out.summary, &format!("connections.0.server.{key}"))
 }
 
 fn cwnd_trace(out: &SimOutput) -> Vec<u64> {
@@ -190,7 +141,7 @@ fn rack_tlp_without_probes_repairs_a_tail_loss_by_timeout() {
         &[99],
     ));
     assert_eq!(server(&rto, "rto_expirations"), 1.0);
-    assert!(!events(&rto).iter().any(|(k, _)| k == "tlp"));
+    assert!(!events(&rto).iter().any(|e| e.kind == "tlp"));
 }
 
 #[test]

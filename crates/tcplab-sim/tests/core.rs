@@ -6,13 +6,6 @@ mod common;
 use common::*;
 use tcplab_sim::{run, Scenario};
 
-const MSS: u64 = 1460;
-
-/// Sequence number of the k-th data segment (0-based): data start at 1.
-fn seg(k: u64) -> u64 {
-    1 + k * MSS
-}
-
 #[test]
 fn clean_channel_sends_6850_data_segments_in_the_window_limited_time() {
     let out = run_toml(&paper("10000000B", NONE, NONE, "", ""));

@@ -9,23 +9,8 @@ use tcplab_sim::scenario::{classic_variant, profile, CLASSIC_VARIANTS, PROFILES}
 use tcplab_sim::tcp::{cc, recovery};
 use tcplab_sim::SimOutput;
 
-const MSS: u64 = 1460;
 /// Round-trip propagation of the test path (2 x 20 ms).
 const RTT: f64 = 0.040;
-
-/// Sequence number of the k-th data segment (0-based): data start at 1.
-fn seg(k: u64) -> u64 {
-    1 + k * MSS
-}
-
-/// A `list` error model dropping the given (segment index, transmission) pairs.
-fn drops(list: &[(u64, u32)]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|&(k, tx)| format!("{{ seq = {}, tx = {tx} }}", seg(k)))
-        .collect();
-    format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
-}
 
 /// The [tcp] table for a congestion control and a loss recovery, on the RFC profile, with
 /// every segment ACKed (no delayed ACK) so duplicate ACKs can be counted exactly.
@@ -47,71 +32,11 @@ fn tcp_on(profile: &str, cc: &str, lr: &str, extra: &str) -> String {
 /// A server -> client FTP download of `size` bytes over one 10 Mbit/s link with 20 ms each
 /// way; `data` and `ack` are the error models of the data and ACK directions.
 fn scenario(tcp: &str, size: u64, data: &str, ack: &str) -> String {
-    format!(
-        r#"
-[run]
-seed = 1
-[tcp]
-{tcp}
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "client"
-[[links]]
-a = "server"
-b = "client"
-rate = "10Mbps"
-delay = "20ms"
-queue = "unlimited"
-[links.ab]
-error = {data}
-[links.ba]
-error = {ack}
-[[apps]]
-kind = "ftp"
-client = "client"
-server = "server"
-size = "{size}B"
-[output]
-events = true
-packets = true
-"#
-    )
-}
-
-/// One row of the event log.
-#[derive(Clone, Debug)]
-struct Ev {
-    time: f64,
-    end: u64,
-    kind: String,
-    seq: u64,
-    detail: String,
-}
-
-/// The server's (data sender's) events.
-fn events(out: &SimOutput) -> Vec<Ev> {
-    let t = out.table("events").expect("events table");
-    let (time, end, kind) = (f64s(t, "time_s"), u64s(t, "end"), strs(t, "kind"));
-    let (seq, detail) = (u64s(t, "seq"), strs(t, "detail"));
-    (0..time.len())
-        .map(|i| Ev {
-            time: time[i],
-            end: end[i],
-            kind: kind[i].clone(),
-            seq: seq[i],
-            detail: detail[i].clone(),
-        })
-        .filter(|e| e.end == 1)
-        .collect()
+    direct(tcp, "", size, data, ack, "events = true\npackets = true")
 }
 
 fn count(ev: &[Ev], kind: &str) -> usize {
     ev.iter().filter(|e| e.kind == kind).count()
-}
-
-fn server(out: &SimOutput, key: &str) -> f64 {
-    num(&out.summary, &format!("connections.0.server.{key}"))
 }
 
 /// Send times of the server's transmissions of data segment `k` (all transmissions).

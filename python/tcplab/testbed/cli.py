@@ -22,6 +22,8 @@ from typing import Annotated
 
 import typer
 
+from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SummaryJsonOpt
+
 from .errors import TestbedConfigError, TestbedError, TestbedUnavailable
 
 app = typer.Typer(
@@ -40,32 +42,12 @@ def _fail(message: str, code: int = EXIT_USER_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
-FileArg = Annotated[
-    Path,
-    typer.Argument(
-        exists=True, dir_okay=False, readable=True, help="Scenario file (TOML).", show_default=False
-    ),
-]
-
-
 @app.command("run")
 def run_cmd(
     file: FileArg,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Override run.seed.", show_default=False)
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write summary.json, scenario.json and traces (Parquet) to this directory.",
-            show_default=False,
-        ),
-    ] = None,
+    seed: SeedOpt = None,
+    as_json: SummaryJsonOpt = False,
+    out: RunOutOpt = None,
     assignments: Annotated[
         list[str] | None,
         typer.Option(

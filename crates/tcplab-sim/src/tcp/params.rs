@@ -476,6 +476,72 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// One kind of plug-in (congestion control, loss recovery): its name for messages, the
+/// default name of its parameter table and the one function that maps a plug-in name to its
+/// `Config` and constructor (`dispatch`: the walk reads the parameters into the `Config`; None
+/// for an unknown name). Building, parsing and listing parameters all go through `dispatch`.
+pub struct Family<P: ?Sized> {
+    /// "congestion control" or "loss recovery".
+    pub name: &'static str,
+    /// The parameter table's path for the defaults ("cc_params", "lr_params").
+    pub table: &'static str,
+    pub dispatch: fn(&str, &mut Walk<'_>) -> Option<SimResult<Box<P>>>,
+}
+
+impl<P: ?Sized> Family<P> {
+    fn run(&self, name: &str, w: &mut Walk<'_>) -> SimResult<Box<P>> {
+        (self.dispatch)(name, w).unwrap_or_else(|| {
+            Err(SimError::Internal(format!(
+                "unknown {} {name:?}",
+                self.name
+            )))
+        })
+    }
+
+    /// The plug-in `name` with its default parameters; None for an unknown name.
+    pub fn by_name(&self, name: &str) -> Option<Box<P>> {
+        self.build(name, &Params::new(), self.table).ok()
+    }
+
+    /// The plug-in `name` with `params` (parsed by `parse_params`) over its defaults. Once
+    /// per connection; `path` names the parameter table in errors.
+    pub fn build(&self, name: &str, params: &Params, path: &str) -> SimResult<Box<P>> {
+        let mut w = Walk::typed(params, path, name, self.name);
+        self.run(name, &mut w)
+    }
+
+    /// Parse and check a scenario's parameter table for the plug-in `name`, by constructing
+    /// it. Errors name the field (`path.param`), the value and what is allowed.
+    pub fn parse_params(
+        &self,
+        name: &str,
+        table: &Map<String, Value>,
+        path: &str,
+    ) -> SimResult<Params> {
+        let mut w = Walk::raw(table, path, name, self.name);
+        self.run(name, &mut w)?;
+        Ok(w.into_parsed())
+    }
+
+    /// Every parameter of `name` with its value under `params` (defaults filled in).
+    pub fn resolved_params(
+        &self,
+        name: &str,
+        params: &Params,
+        path: &str,
+    ) -> SimResult<Vec<ParamInfo>> {
+        let mut w = Walk::typed(params, path, name, self.name);
+        self.run(name, &mut w)?;
+        Ok(w.into_listed())
+    }
+
+    /// Every parameter of `name` with its default (empty for an unknown name).
+    pub fn default_params(&self, name: &str) -> Vec<ParamInfo> {
+        self.resolved_params(name, &Params::new(), self.table)
+            .unwrap_or_default()
+    }
+}
+
 /// The `[tcp] cc_params` / `lr_params` value as a table, or an error naming the field.
 pub fn as_table<'v>(v: &'v Value, path: &str) -> SimResult<&'v Map<String, Value>> {
     v.as_object().ok_or_else(|| {

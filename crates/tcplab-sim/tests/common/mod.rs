@@ -57,6 +57,66 @@ size = "{size}"
 
 pub const NONE: &str = r#"{ model = "none" }"#;
 
+pub const MSS: u64 = 1460;
+
+/// Sequence number of the k-th data segment (0-based): data start at 1.
+pub fn seg(k: u64) -> u64 {
+    1 + k * MSS
+}
+
+/// A `list` error model dropping the given (segment index, transmission) pairs.
+pub fn drops(list: &[(u64, u32)]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|&(k, tx)| format!("{{ seq = {}, tx = {tx} }}", seg(k)))
+        .collect();
+    format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
+}
+
+/// A server -> client FTP download of `size` bytes over one 10 Mbit/s link with 20 ms each
+/// way; `data` and `ack` are the error models of the data and ACK directions (`ack` empty:
+/// none given), `app_tcp` goes into [apps.tcp] (empty: no such table) and `output` into
+/// [output].
+pub fn direct(tcp: &str, app_tcp: &str, size: u64, data: &str, ack: &str, output: &str) -> String {
+    let ack = if ack.is_empty() {
+        String::new()
+    } else {
+        format!("[links.ba]\nerror = {ack}\n")
+    };
+    let app_tcp = if app_tcp.is_empty() {
+        String::new()
+    } else {
+        format!("[apps.tcp]\n{app_tcp}\n")
+    };
+    format!(
+        r#"
+[run]
+seed = 1
+[tcp]
+{tcp}
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "client"
+[[links]]
+a = "server"
+b = "client"
+rate = "10Mbps"
+delay = "20ms"
+queue = "unlimited"
+[links.ab]
+error = {data}
+{ack}[[apps]]
+kind = "ftp"
+client = "client"
+server = "server"
+size = "{size}B"
+{app_tcp}[output]
+{output}
+"#
+    )
+}
+
 pub fn run_toml(toml: &str) -> SimOutput {
     let sc = Scenario::from_toml_str(toml).unwrap_or_else(|e| panic!("scenario: {e}\n{toml}"));
     run(&sc).unwrap_or_else(|e| panic!("run: {e}"))
@@ -85,6 +145,11 @@ pub fn num(v: &Value, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("{path} is not a number: {}", get(v, path)))
 }
 
+/// A number of the first connection's server (data sender) in the summary.
+pub fn server(out: &SimOutput, key: &str) -> f64 {
+    num(&out.summary, &format!("connections.0.server.{key}"))
+}
+
 pub fn f64s(t: &Table, c: &str) -> Vec<f64> {
     match t.column(c) {
         Some(Column::F64(v)) => v.clone(),
@@ -102,6 +167,33 @@ pub fn strs(t: &Table, c: &str) -> Vec<String> {
         Some(Column::Str(v)) => v.clone(),
         other => panic!("column {c}: {other:?}"),
     }
+}
+
+/// One row of the event log.
+#[derive(Clone, Debug)]
+pub struct Ev {
+    pub time: f64,
+    pub end: u64,
+    pub kind: String,
+    pub seq: u64,
+    pub detail: String,
+}
+
+/// The server's (data sender's) events.
+pub fn events(out: &SimOutput) -> Vec<Ev> {
+    let t = out.table("events").expect("events table");
+    let (time, end, kind) = (f64s(t, "time_s"), u64s(t, "end"), strs(t, "kind"));
+    let (seq, detail) = (u64s(t, "seq"), strs(t, "detail"));
+    (0..time.len())
+        .map(|i| Ev {
+            time: time[i],
+            end: end[i],
+            kind: kind[i].clone(),
+            seq: seq[i],
+            detail: detail[i].clone(),
+        })
+        .filter(|e| e.end == 1)
+        .collect()
 }
 
 /// One row of the per-packet log.

@@ -33,8 +33,8 @@ pub mod westwood_plus;
 
 use serde_json::{Map, Value};
 
-use super::params::{NoParams, ParamInfo, Params, Tunable, Walk};
-use crate::error::{SimError, SimResult};
+use super::params::{Family, NoParams, ParamInfo, Params, Tunable, Walk};
+use crate::error::SimResult;
 use crate::time::{Dur, SimTime};
 
 /// How congestion avoidance grows cwnd (the two rules of Sarkar 2022 section 5.2).
@@ -255,7 +255,11 @@ pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
     }
 }
 
-const FAMILY: &str = "congestion control";
+const FAMILY: Family<dyn CongestionControl> = Family {
+    name: "congestion control",
+    table: "cc_params",
+    dispatch,
+};
 
 /// The one place that maps a name to its algorithm and `Config`: the walk `w` reads the
 /// parameters into the `Config` (`params.rs`). None for an unknown name.
@@ -281,40 +285,31 @@ fn dispatch(name: &str, w: &mut Walk<'_>) -> Option<SimResult<Box<dyn Congestion
     })
 }
 
-fn unknown_name(name: &str) -> SimError {
-    SimError::Internal(format!("unknown congestion control {name:?}"))
-}
-
 /// A constructor for each congestion control name, with its default parameters.
 pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
-    build(name, &Params::new(), "cc_params").ok()
+    FAMILY.by_name(name)
 }
 
 /// The algorithm `name` with `params` (parsed by `parse_params`) over its defaults. Once per
 /// connection. `path` names the parameter table in errors (`apps[0].tcp.cc_params`).
 pub fn build(name: &str, params: &Params, path: &str) -> SimResult<Box<dyn CongestionControl>> {
-    let mut w = Walk::typed(params, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))
+    FAMILY.build(name, params, path)
 }
 
 /// Parse and check a scenario's `cc_params` table for the algorithm `name`, by constructing
 /// it. Errors name the field (`path.param`), the value and what is allowed.
 pub fn parse_params(name: &str, table: &Map<String, Value>, path: &str) -> SimResult<Params> {
-    let mut w = Walk::raw(table, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
-    Ok(w.into_parsed())
+    FAMILY.parse_params(name, table, path)
 }
 
 /// Every parameter of `name` with its value under `params` (defaults filled in).
 pub fn resolved_params(name: &str, params: &Params, path: &str) -> SimResult<Vec<ParamInfo>> {
-    let mut w = Walk::typed(params, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
-    Ok(w.into_listed())
+    FAMILY.resolved_params(name, params, path)
 }
 
 /// Every parameter of `name` with its default (empty for an unknown name).
 pub fn default_params(name: &str) -> Vec<ParamInfo> {
-    resolved_params(name, &Params::new(), "cc_params").unwrap_or_default()
+    FAMILY.default_params(name)
 }
 
 /// Every registered name with a one-line description.
@@ -343,7 +338,7 @@ mod tests {
     fn config<C: Tunable>(name: &str, table: Value) -> C {
         let m = table.as_object().cloned().unwrap_or_default();
         let p = parse_params(name, &m, "tcp.cc_params").unwrap();
-        Walk::typed(&p, "tcp.cc_params", name, FAMILY)
+        Walk::typed(&p, "tcp.cc_params", name, FAMILY.name)
             .config::<C>()
             .unwrap()
     }

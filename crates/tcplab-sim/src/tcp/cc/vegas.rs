@@ -78,10 +78,53 @@ pub enum Adjust {
 #[derive(Clone, Debug, Default)]
 pub struct Vegas {
     pub cfg: Config,
+    rounds: RttRounds,
+}
+
+/// The per-round RTT bookkeeping of Vegas and Veno: BaseRTT (the smallest RTT sample seen),
+/// and the smallest RTT sample and the number of samples in the current round (one window of
+/// data, from the ACK that ends the previous round to `snd_max` at that time).
+#[derive(Clone, Debug, Default)]
+pub struct RttRounds {
     base_rtt: Option<Dur>,
     round_min: Option<Dur>,
     cnt_rtt: u32,
-    round_end: u64,
+    /// The round ends with the ACK of this sequence number.
+    pub(super) round_end: u64,
+}
+
+impl RttRounds {
+    /// Notes the ACK's RTT sample (at least 1 us).
+    #[inline]
+    pub fn on_delivery(&mut self, ev: &AckEvent) {
+        if let Some(r) = ev.sample_rtt {
+            let r = r.max(Dur(1_000));
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.round_min = Some(self.round_min.map_or(r, |b| b.min(r)));
+            self.cnt_rtt += 1;
+        }
+    }
+
+    /// Whether this ACK ends the round.
+    #[inline]
+    pub fn round_over(&self, ev: &AckEvent) -> bool {
+        ev.ack >= self.round_end
+    }
+
+    /// (BaseRTT, the round's smallest RTT) if the round had more than two samples.
+    pub fn sample(&self) -> Option<(Dur, Dur)> {
+        match (self.base_rtt, self.round_min) {
+            (Some(base), Some(rtt)) if self.cnt_rtt > 2 => Some((base, rtt)),
+            _ => None,
+        }
+    }
+
+    /// Start the next round: it ends with the ACK of what is sent now (`ev.snd_max`).
+    pub fn next_round(&mut self, ev: &AckEvent) {
+        self.round_end = ev.snd_max;
+        self.round_min = None;
+        self.cnt_rtt = 0;
+    }
 }
 
 /// Vegas's Diff in segments: cwnd (RTT - BaseRTT) / BaseRTT.
@@ -111,14 +154,10 @@ impl Vegas {
 
     fn end_round(&mut self, st: &mut CcState, ev: &AckEvent) {
         let mss = st.mss;
-        let (Some(base), Some(rtt)) = (self.base_rtt, self.round_min) else {
+        let Some((base, rtt)) = self.rounds.sample() else {
             reno_increase(st, ev.bytes_acked);
             return;
         };
-        if self.cnt_rtt <= 2 {
-            reno_increase(st, ev.bytes_acked);
-            return;
-        }
         let cwnd = st.cwnd as f64 / mss as f64;
         let d = diff(cwnd, base, rtt);
         let target = cwnd * base.as_secs_f64() / rtt.as_secs_f64().max(1e-9);
@@ -149,20 +188,13 @@ impl CongestionControl for Vegas {
     }
 
     fn on_delivery(&mut self, _st: &mut CcState, ev: &AckEvent) {
-        if let Some(r) = ev.sample_rtt {
-            let r = r.max(Dur(1_000));
-            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
-            self.round_min = Some(self.round_min.map_or(r, |b| b.min(r)));
-            self.cnt_rtt += 1;
-        }
+        self.rounds.on_delivery(ev);
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if ev.ack >= self.round_end {
-            self.round_end = ev.snd_max;
+        if self.rounds.round_over(ev) {
             self.end_round(st, ev);
-            self.round_min = None;
-            self.cnt_rtt = 0;
+            self.rounds.next_round(ev);
         } else if st.cwnd < st.ssthresh {
             slow_start(st, ev.bytes_acked);
         }

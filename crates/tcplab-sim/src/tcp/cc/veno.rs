@@ -20,6 +20,7 @@
 //! the paper and Linux, because this simulator, like ns-2, lets cwnd grow while the receiver's
 //! window limits what is in flight.
 
+use super::vegas::RttRounds;
 use super::{congestion_avoidance, slow_start, AckEvent, CcState, CongestionControl};
 use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::Dur;
@@ -46,10 +47,7 @@ impl Tunable for Config {
 #[derive(Clone, Debug)]
 pub struct Veno {
     pub cfg: Config,
-    base_rtt: Option<Dur>,
-    round_min: Option<Dur>,
-    cnt_rtt: u32,
-    round_end: u64,
+    rounds: RttRounds,
     /// Backlog N in segments.
     backlog: f64,
     /// Congestive state: increase on every second window's worth of ACKs.
@@ -61,10 +59,7 @@ impl Default for Veno {
     fn default() -> Self {
         Veno {
             cfg: Config::default(),
-            base_rtt: None,
-            round_min: None,
-            cnt_rtt: 0,
-            round_end: 0,
+            rounds: RttRounds::default(),
             backlog: 0.0,
             inc: true,
             cong_bytes: 0,
@@ -106,23 +101,15 @@ impl CongestionControl for Veno {
     }
 
     fn on_delivery(&mut self, _st: &mut CcState, ev: &AckEvent) {
-        if let Some(r) = ev.sample_rtt {
-            let r = r.max(Dur(1_000));
-            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
-            self.round_min = Some(self.round_min.map_or(r, |b| b.min(r)));
-            self.cnt_rtt += 1;
-        }
+        self.rounds.on_delivery(ev);
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if ev.ack >= self.round_end {
-            if let (Some(base), Some(rtt), true) = (self.base_rtt, self.round_min, self.cnt_rtt > 2)
-            {
+        if self.rounds.round_over(ev) {
+            if let Some((base, rtt)) = self.rounds.sample() {
                 self.backlog = backlog(st.cwnd as f64 / st.mss as f64, base, rtt);
             }
-            self.round_end = ev.snd_max;
-            self.round_min = None;
-            self.cnt_rtt = 0;
+            self.rounds.next_round(ev);
         }
         let mut acked = ev.bytes_acked;
         if st.cwnd < st.ssthresh {
@@ -202,10 +189,8 @@ mod tests {
             snd_max: u64::MAX,
             ..AckEvent::default()
         };
-        let mut v = Veno {
-            round_end: u64::MAX, // keep N fixed
-            ..Veno::default()
-        };
+        let mut v = Veno::default();
+        v.rounds.round_end = u64::MAX; // keep N fixed
         v.set_backlog(5.0);
         let mut s = st(10_000);
         // Two windows of ACKs in the congestive state: +1 segment once.

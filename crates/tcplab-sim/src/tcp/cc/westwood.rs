@@ -104,10 +104,56 @@ pub fn bw_rttmin(bwe: f64, rtt_min: Option<Dur>, mss: u64) -> u64 {
     (w as u64).max(2 * mss)
 }
 
+/// What Westwood and Westwood+ share besides their bandwidth filter: the count of delivered
+/// bytes per ACK, RTTmin, and the reaction to loss (ssthresh = BWE x RTTmin).
+#[derive(Clone, Debug, Default)]
+pub struct Shared {
+    counter: AckCounter,
+    /// The smallest RTT sample seen.
+    pub rtt_min: Option<Dur>,
+}
+
+impl Shared {
+    /// Notes the ACK's RTT sample; the bytes it reports delivered (see [`AckCounter::count`]).
+    #[inline]
+    pub fn on_delivery(&mut self, st: &CcState, ev: &AckEvent) -> Option<u64> {
+        if let Some(r) = ev.sample_rtt {
+            self.note_rtt(r);
+        }
+        self.counter.count(ev, st.mss)
+    }
+
+    #[inline]
+    pub fn note_rtt(&mut self, r: Dur) {
+        if r.0 > 0 {
+            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
+        }
+    }
+
+    /// BWE x RTTmin, at least 2 SMSS.
+    pub fn ssthresh(&self, bwe: f64, st: &CcState) -> u64 {
+        bw_rttmin(bwe, self.rtt_min, st.mss)
+    }
+
+    /// Three duplicate ACKs: ssthresh = BWE x RTTmin, cwnd = min(cwnd, ssthresh).
+    pub fn on_enter_recovery(&self, bwe: f64, st: &mut CcState) {
+        st.ssthresh = self.ssthresh(bwe, st);
+        st.cwnd = st.cwnd.min(st.ssthresh);
+        st.ca_bytes = 0;
+    }
+
+    /// RTO: ssthresh = BWE x RTTmin, cwnd = 1 SMSS.
+    pub fn on_rto(&self, bwe: f64, st: &mut CcState) {
+        st.ssthresh = self.ssthresh(bwe, st);
+        st.cwnd = st.mss;
+        st.ca_bytes = 0;
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Westwood {
     pub cfg: Config,
-    counter: AckCounter,
+    shared: Shared,
     last_ack: Option<SimTime>,
     /// Bytes counted at the instant of the previous ACK (dt = 0), carried into the next sample.
     carry: u64,
@@ -115,7 +161,6 @@ pub struct Westwood {
     prev_sample: f64,
     /// b^_k, bytes per second.
     bwe: f64,
-    rtt_min: Option<Dur>,
 }
 
 impl Westwood {
@@ -132,7 +177,7 @@ impl Westwood {
     }
 
     pub fn rtt_min(&self) -> Option<Dur> {
-        self.rtt_min
+        self.shared.rtt_min
     }
 
     /// One ACK at `now` reporting `d` bytes delivered: seed 003 equations 1-5.
@@ -154,12 +199,6 @@ impl Westwood {
         self.prev_sample = b;
         self.last_ack = Some(now);
     }
-
-    fn note_rtt(&mut self, r: Dur) {
-        if r.0 > 0 {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
-        }
-    }
 }
 
 impl CongestionControl for Westwood {
@@ -172,36 +211,29 @@ impl CongestionControl for Westwood {
     }
 
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if let Some(r) = ev.sample_rtt {
-            self.note_rtt(r);
-        }
-        if let Some(d) = self.counter.count(ev, st.mss) {
+        if let Some(d) = self.shared.on_delivery(st, ev) {
             self.sample(ev.now, d);
         }
     }
 
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, rtt: Dur) {
-        self.note_rtt(rtt);
+        self.shared.note_rtt(rtt);
     }
 
     fn ssthresh(&self, st: &CcState, _flight: u64) -> u64 {
-        bw_rttmin(self.bwe, self.rtt_min, st.mss)
+        self.shared.ssthresh(self.bwe, st)
     }
 
     fn recovery_style(&self) -> RecoveryStyle {
         self.cfg.recovery
     }
 
-    fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
-        st.ssthresh = self.ssthresh(st, flight);
-        st.cwnd = st.cwnd.min(st.ssthresh);
-        st.ca_bytes = 0;
+    fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {
+        self.shared.on_enter_recovery(self.bwe, st);
     }
 
-    fn on_rto(&mut self, st: &mut CcState, flight: u64, _first_timeout: bool) {
-        st.ssthresh = self.ssthresh(st, flight);
-        st.cwnd = st.mss;
-        st.ca_bytes = 0;
+    fn on_rto(&mut self, st: &mut CcState, _flight: u64, _first_timeout: bool) {
+        self.shared.on_rto(self.bwe, st);
     }
 }
 
@@ -274,7 +306,10 @@ mod tests {
     fn loss_sets_ssthresh_to_bwe_times_rtt_min() {
         let mut w = Westwood {
             bwe: 125_000.0, // 1 Mbit/s
-            rtt_min: Some(Dur::from_millis(100)),
+            shared: Shared {
+                rtt_min: Some(Dur::from_millis(100)),
+                ..Shared::default()
+            },
             ..Westwood::default()
         };
         let mut s = CcState {

@@ -17,7 +17,7 @@
 //! `bw_est`); we use the paper's single filter. The 50 ms floor of the sampling window is
 //! Linux's `TCP_WESTWOOD_RTT_MIN` (the paper has none).
 
-use super::westwood::{bw_rttmin, AckCounter};
+use super::westwood::Shared;
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
 use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::{Dur, SimTime};
@@ -55,11 +55,10 @@ impl Tunable for Config {
 #[derive(Clone, Debug, Default)]
 pub struct WestwoodPlus {
     pub cfg: Config,
-    counter: AckCounter,
+    shared: Shared,
     window_start: Option<SimTime>,
     window_bytes: u64,
     bwe: Option<f64>,
-    rtt_min: Option<Dur>,
 }
 
 impl WestwoodPlus {
@@ -94,12 +93,6 @@ impl WestwoodPlus {
             self.window_bytes = 0;
         }
     }
-
-    fn note_rtt(&mut self, r: Dur) {
-        if r.0 > 0 {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
-        }
-    }
 }
 
 impl CongestionControl for WestwoodPlus {
@@ -112,36 +105,29 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if let Some(r) = ev.sample_rtt {
-            self.note_rtt(r);
-        }
-        if let Some(d) = self.counter.count(ev, st.mss) {
+        if let Some(d) = self.shared.on_delivery(st, ev) {
             self.sample(ev.now, d, ev.srtt);
         }
     }
 
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, rtt: Dur) {
-        self.note_rtt(rtt);
+        self.shared.note_rtt(rtt);
     }
 
     fn ssthresh(&self, st: &CcState, _flight: u64) -> u64 {
-        bw_rttmin(self.bwe(), self.rtt_min, st.mss)
+        self.shared.ssthresh(self.bwe(), st)
     }
 
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno
     }
 
-    fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
-        st.ssthresh = self.ssthresh(st, flight);
-        st.cwnd = st.cwnd.min(st.ssthresh);
-        st.ca_bytes = 0;
+    fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {
+        self.shared.on_enter_recovery(self.bwe(), st);
     }
 
-    fn on_rto(&mut self, st: &mut CcState, flight: u64, _first_timeout: bool) {
-        st.ssthresh = self.ssthresh(st, flight);
-        st.cwnd = st.mss;
-        st.ca_bytes = 0;
+    fn on_rto(&mut self, st: &mut CcState, _flight: u64, _first_timeout: bool) {
+        self.shared.on_rto(self.bwe(), st);
     }
 }
 

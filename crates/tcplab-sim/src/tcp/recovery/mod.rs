@@ -26,9 +26,9 @@ pub mod sack;
 
 use serde_json::{Map, Value};
 
-use super::params::{NoParams, ParamInfo, Params, Tunable, Walk};
+use super::params::{Family, NoParams, ParamInfo, Params, Tunable, Walk};
 use super::scoreboard::{Delivery, Scoreboard};
-use crate::error::{SimError, SimResult};
+use crate::error::SimResult;
 use crate::time::{Dur, SimTime};
 
 /// Facts about the sender a loss-recovery plug-in may use.
@@ -192,7 +192,11 @@ pub trait LossRecovery: Send {
     fn on_probe_sent(&mut self, _v: &SenderView, _retransmission: bool) {}
 }
 
-const FAMILY: &str = "loss recovery";
+const FAMILY: Family<dyn LossRecovery> = Family {
+    name: "loss recovery",
+    table: "lr_params",
+    dispatch,
+};
 
 /// The one place that maps a name to its plug-in and `Config` (`params.rs`). None for an
 /// unknown name.
@@ -212,40 +216,31 @@ fn dispatch(name: &str, w: &mut Walk<'_>) -> Option<SimResult<Box<dyn LossRecove
     })
 }
 
-fn unknown_name(name: &str) -> SimError {
-    SimError::Internal(format!("unknown loss recovery {name:?}"))
-}
-
 /// A constructor for each loss-recovery name, with its default parameters. `rfc5681` is an
 /// alias of `dupack`.
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
-    build(name, &Params::new(), "lr_params").ok()
+    FAMILY.by_name(name)
 }
 
 /// The plug-in `name` with `params` (parsed by `parse_params`) over its defaults. Once per
 /// connection; `path` names the parameter table in errors.
 pub fn build(name: &str, params: &Params, path: &str) -> SimResult<Box<dyn LossRecovery>> {
-    let mut w = Walk::typed(params, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))
+    FAMILY.build(name, params, path)
 }
 
 /// Parse and check a scenario's `lr_params` table for the plug-in `name`, by constructing it.
 pub fn parse_params(name: &str, table: &Map<String, Value>, path: &str) -> SimResult<Params> {
-    let mut w = Walk::raw(table, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
-    Ok(w.into_parsed())
+    FAMILY.parse_params(name, table, path)
 }
 
 /// Every parameter of `name` with its value under `params` (defaults filled in).
 pub fn resolved_params(name: &str, params: &Params, path: &str) -> SimResult<Vec<ParamInfo>> {
-    let mut w = Walk::typed(params, path, name, FAMILY);
-    dispatch(name, &mut w).unwrap_or_else(|| Err(unknown_name(name)))?;
-    Ok(w.into_listed())
+    FAMILY.resolved_params(name, params, path)
 }
 
 /// Every parameter of `name` with its default (empty for an unknown name).
 pub fn default_params(name: &str) -> Vec<ParamInfo> {
-    resolved_params(name, &Params::new(), "lr_params").unwrap_or_default()
+    FAMILY.default_params(name)
 }
 
 /// Every registered name with a one-line description (aliases are not listed).
