@@ -352,9 +352,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_segment_is_lost_one_rtt_plus_reo_wnd_after_it_was_sent() {
-        // Segments 0..5 sent at 0, 1, 2, 3, 4 ms; segment 1 lost; 2 SACKed at 102 ms.
+    /// Five 100-byte segments (seq 1, 101, ...) sent at 0, 1, 2, 3 and 4 ms.
+    fn five_segments() -> Scoreboard {
         let mut sb = Scoreboard::default();
         for k in 0..5u64 {
             sb.push(Seg::new(
@@ -365,6 +364,13 @@ mod tests {
                 TxStamp::default(),
             ));
         }
+        sb
+    }
+
+    #[test]
+    fn a_segment_is_lost_one_rtt_plus_reo_wnd_after_it_was_sent() {
+        // Segments 0..5 sent at 0, 1, 2, 3, 4 ms; segment 1 lost; 2 SACKed at 102 ms.
+        let mut sb = five_segments();
         let mut r = RackTlp::default();
         sb.sack(201, 301);
         let a = AckInfo {
@@ -394,16 +400,7 @@ mod tests {
 
     #[test]
     fn with_dupthresh_sacked_segments_the_window_is_zero() {
-        let mut sb = Scoreboard::default();
-        for k in 0..5u64 {
-            sb.push(Seg::new(
-                1 + 100 * k,
-                101 + 100 * k,
-                false,
-                ms(k),
-                TxStamp::default(),
-            ));
-        }
+        let mut sb = five_segments();
         let mut r = RackTlp::default();
         sb.sack(101, 401);
         let a = AckInfo {
