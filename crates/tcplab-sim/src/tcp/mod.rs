@@ -34,7 +34,7 @@ use crate::trace::{EventLog, PacketLog};
 
 use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle};
 use recovery::prr::Prr;
-use recovery::{AckInfo, LossRecovery, SenderView, Verdict};
+use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
 use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
 
@@ -189,13 +189,28 @@ pub struct Endpoint {
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
+    /// A loss-recovery phase is under way: begun by the loss-recovery plug-in's fast
+    /// retransmit, ended as its `phase_end` says.
     pub in_recovery: bool,
+    /// The congestion control's fast-recovery window is in force inside the phase: duplicate ACKs
+    /// inflate it and partial ACKs deflate it (RFC 5681 / RFC 6582). Reno's ends at the first
+    /// new ACK even when the phase goes on; Tahoe has none (`RecoveryStyle`).
+    cc_fast_recovery: bool,
     recover: Option<u64>,
     recovery_credits: u64,
     /// After a timeout (or a Tahoe fast retransmit, which ns-2 treats alike) until the
     /// cumulative ACK passes `recover`: no fast recovery may start (RFC 6582 section 3.2 step 2,
     /// RFC 6675 section 5.1).
     rto_recovery: bool,
+    /// After Tahoe's go-back-N fast retransmit: no fast retransmit until the cumulative ACK covers
+    /// *more than* the recovery point, i.e. passes this sequence number (SND.NXT when it began).
+    /// RFC 6582 section 3.2 step 1 ("covers more than recover") and ns-2's `bug_fix_`
+    /// (`highest_ack_ > recover_` in packet numbers): the receiver answers the resent copies of
+    /// segments it already holds with duplicate ACKs of exactly SND.NXT, which must not start
+    /// another go-back-N (RFC 6582 section 4.1's "multiple fast retransmits"; without this rule
+    /// one loss in a large window starts an endless cycle of them). After a timeout the guard
+    /// stays `rto_recovery` (ACK > recover) in every profile for now.
+    fr_guard: Option<u64>,
     prr: Option<Prr>,
     /// Without SACK: bytes PRR counted as delivered by duplicate ACKs (RFC 6937 section 3).
     prr_dup: u64,
@@ -299,9 +314,11 @@ impl Endpoint {
             timers: [Timer::default(); N_TIMERS],
             dupacks: 0,
             in_recovery: false,
+            cc_fast_recovery: false,
             recover: None,
             recovery_credits: 0,
             rto_recovery: false,
+            fr_guard: None,
             prr: None,
             prr_dup: 0,
             rs_delivered: 0,
@@ -751,6 +768,7 @@ impl Endpoint {
         self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
         self.rto.on_timeout();
         self.in_recovery = false;
+        self.cc_fast_recovery = false;
         self.dupacks = 0;
         self.recovery_credits = 0;
         self.limited_transmit_room = 0;
@@ -1163,60 +1181,14 @@ impl Endpoint {
             self.rto_recovery = false;
             self.cc.on_rto_recovered(&mut self.ccs);
         }
+        if self.fr_guard.is_some_and(|g| ack > g) {
+            self.fr_guard = None;
+        }
+        let grow = (data_acked, prior_flight, rtt);
         if self.in_recovery {
-            let full = self.recover.is_none_or(|r| ack > r);
-            if full || self.cc.recovery_style() == RecoveryStyle::Reno {
-                if !full {
-                    // Reno leaves recovery on any new ACK; the recovery plug-in may still
-                    // want the next hole (NewReno error detection with Reno congestion control).
-                    let v = self.view(ctx.now);
-                    self.rec.on_partial_ack(&v, &mut self.sb);
-                }
-                self.in_recovery = false;
-                self.recovery_credits = 0;
-                self.prr = None;
-                let flight = self.flight();
-                self.cc.on_exit_recovery(&mut self.ccs, flight);
-                let v = self.view(ctx.now);
-                self.rec.on_exit_recovery(&v, &mut self.sb);
-                ctx.log(self.conn, self.end, "recovery_exit", ack, || {
-                    if full { "full ack" } else { "partial ack" }.into()
-                });
-            } else {
-                // RFC 6582 step 5: partial ACK deflates the inflation by the data acked and
-                // adds back one MSS (not with PRR, whose sndcnt replaces inflation); the plug-in
-                // decides what to retransmit.
-                let v = self.view(ctx.now);
-                let partial = self.rec.on_partial_ack(&v, &mut self.sb);
-                let credit = if self.prr.is_some() {
-                    0
-                } else {
-                    partial.credit
-                };
-                self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
-                let v = self.view(ctx.now);
-                self.rec.on_ack_in_recovery(&v, &mut self.sb);
-                if partial.retransmit {
-                    self.retransmit_next(ctx);
-                }
-            }
-        } else if data_acked > 0 {
-            let d = self.sb.delivery();
-            let ev = AckEvent {
-                now: ctx.now,
-                bytes_acked: data_acked,
-                prior_flight,
-                rtt,
-                srtt: self.rto.srtt(),
-                min_rtt: self.rto.min_rtt,
-                ack,
-                snd_max: self.snd_max,
-                delivered: d.bytes,
-                total_delivered: self.rs_delivered + d.bytes,
-                sample_rtt: Self::sample_rtt(d, ctx.now),
-                ..AckEvent::default()
-            };
-            self.cc.on_ack(&mut self.ccs, &ev);
+            self.recovery_ack(ack, grow, ctx);
+        } else {
+            self.grow_window(grow, ctx.now);
         }
         self.dupacks = 0;
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
@@ -1236,12 +1208,107 @@ impl Endpoint {
         }
     }
 
+    /// The congestion control's window growth on an ACK of new data (`on_ack`), given the data
+    /// it acknowledged, the flight before it and its RTT sample.
+    fn grow_window(
+        &mut self,
+        (data_acked, prior_flight, rtt): (u64, u64, Option<Dur>),
+        now: SimTime,
+    ) {
+        if data_acked == 0 {
+            return;
+        }
+        let d = self.sb.delivery();
+        let ev = AckEvent {
+            now,
+            bytes_acked: data_acked,
+            prior_flight,
+            rtt,
+            srtt: self.rto.srtt(),
+            min_rtt: self.rto.min_rtt,
+            ack: self.snd_una,
+            snd_max: self.snd_max,
+            delivered: d.bytes,
+            total_delivered: self.rs_delivered + d.bytes,
+            sample_rtt: Self::sample_rtt(d, now),
+            ..AckEvent::default()
+        };
+        self.cc.on_ack(&mut self.ccs, &ev);
+    }
+
+    /// An ACK of new data inside a recovery phase. The loss-recovery plug-in owns the phase: it
+    /// ends at the first new ACK or at the recovery point (`PhaseEnd`), and a partial ACK inside
+    /// it is the plug-in's to act on (NewReno: retransmit the next hole at once). The congestion
+    /// control owns the window: while its fast-recovery window is in force a partial ACK deflates
+    /// it (RFC 6582 step 5) or, for Reno, ends it (RFC 5681 step 6: cwnd = ssthresh, after which
+    /// only cwnd counts against the whole flight, so no new data leaves while the phase lasts).
+    /// The window does not grow inside the phase (RFC 5681 section 3.2, RFC 6675 section 5,
+    /// Linux's Recovery state), except Tahoe's, which has no fast recovery and slow-starts from
+    /// one segment as after a timeout.
+    fn recovery_ack(&mut self, ack: u64, grow: (u64, u64, Option<Dur>), ctx: &mut Ctx) {
+        let data_acked = grow.0;
+        let full = self.recover.is_none_or(|r| ack > r);
+        if full || self.rec.phase_end() == PhaseEnd::FirstNewAck {
+            self.in_recovery = false;
+            self.recovery_credits = 0;
+            self.prr = None;
+            if std::mem::take(&mut self.cc_fast_recovery) {
+                let flight = self.flight();
+                self.cc.on_exit_recovery(&mut self.ccs, flight);
+            } else if self.cc.recovery_style() == RecoveryStyle::None {
+                self.grow_window(grow, ctx.now);
+            }
+            let v = self.view(ctx.now);
+            self.rec.on_exit_recovery(&v, &mut self.sb);
+            ctx.log(self.conn, self.end, "recovery_exit", ack, || {
+                if full { "full ack" } else { "partial ack" }.into()
+            });
+            return;
+        }
+        // A partial ACK inside the phase: the plug-in decides what it means.
+        let v = self.view(ctx.now);
+        let partial = self.rec.on_partial_ack(&v, &mut self.sb);
+        if self.cc_fast_recovery
+            && self.prr.is_none()
+            && self.cc.recovery_style() == RecoveryStyle::Reno
+        {
+            // Reno's fast recovery ends on the first new ACK: deflate to ssthresh.
+            self.cc_fast_recovery = false;
+            self.recovery_credits = 0;
+            let flight = self.flight();
+            self.cc.on_exit_recovery(&mut self.ccs, flight);
+            ctx.log(self.conn, self.end, "cc_recovery_exit", ack, || {
+                format!("partial ack; cwnd {}", self.ccs.cwnd)
+            });
+        } else if self.cc_fast_recovery {
+            // RFC 6582 step 5: deflate the inflation by the data acked and add back the
+            // plug-in's credit (not with PRR, whose sndcnt replaces inflation).
+            let credit = if self.prr.is_some() {
+                0
+            } else {
+                partial.credit
+            };
+            self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
+        } else if self.cc.recovery_style() == RecoveryStyle::None {
+            // Tahoe has no fast recovery: it slow-starts from one segment as after a timeout.
+            self.grow_window(grow, ctx.now);
+        }
+        let v = self.view(ctx.now);
+        self.rec.on_ack_in_recovery(&v, &mut self.sb);
+        if partial.retransmit {
+            self.retransmit_next(ctx);
+        }
+    }
+
     fn on_dupack(&mut self, ctx: &mut Ctx) {
         self.dupacks += 1;
         self.stats.dupacks_received += 1;
         if self.in_recovery {
-            // RFC 5681 step 4: each further duplicate ACK lets one segment out.
-            self.recovery_credits += self.eff_mss;
+            // RFC 5681 step 4: each further duplicate ACK lets one segment out, while the
+            // congestion control's fast-recovery window is in force.
+            if self.cc_fast_recovery {
+                self.recovery_credits += self.eff_mss;
+            }
             let v = self.view(ctx.now);
             self.rec.on_ack_in_recovery(&v, &mut self.sb);
             return;
@@ -1260,7 +1327,7 @@ impl Endpoint {
     /// section 5.1) allow no fast retransmit for duplicate ACKs that may be caused by data sent
     /// before the timeout.
     fn try_enter_recovery(&mut self, ctx: &mut Ctx) -> bool {
-        if self.rto_recovery {
+        if self.rto_recovery || self.fr_guard.is_some() {
             ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
                 "below recover after timeout".into()
             });
@@ -1284,9 +1351,11 @@ impl Endpoint {
         self.cc.on_enter_recovery(&mut self.ccs, flight);
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();
+        // The plug-in's phase begins, whatever the congestion control.
+        self.in_recovery = true;
+        self.recover = Some(self.snd_max - 1);
         if style != RecoveryStyle::None {
-            self.in_recovery = true;
-            self.recover = Some(self.snd_max - 1);
+            self.cc_fast_recovery = true;
             self.recovery_credits = self.dupacks as u64 * self.eff_mss;
             if self.cfg.prr && self.cc.uses_prr() {
                 self.prr = Some(Prr::start(flight));
@@ -1303,6 +1372,7 @@ impl Endpoint {
             // timeout.
             self.recover = Some(self.snd_max - 1);
             self.rto_recovery = true;
+            self.fr_guard = Some(self.snd_max);
             if self.cc.go_back_n() {
                 self.sb.mark_all_lost();
             }

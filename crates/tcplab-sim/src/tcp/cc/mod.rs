@@ -1,18 +1,82 @@
 //! Congestion control plug-ins.
 //!
 //! A congestion controller owns only the window policy: cwnd and ssthresh. It never sees the
-//! socket. Loss *detection* and what to retransmit belong to the sender and its loss-recovery
-//! plug-in; the controller only hears about ACKs and congestion events (the decomposition of
-//! seed 001, and of ns-3's TcpCongestionOps / TcpRecoveryOps).
+//! socket. Loss *detection*, what to retransmit, and when a recovery phase begins and ends
+//! belong to the sender and its loss-recovery plug-in (`recovery/mod.rs`, `PhaseEnd`); the
+//! controller only hears about ACKs and congestion events. This is the decomposition of seed
+//! 001 (congestion control x error detection, any pair).
 //!
-//! Window inflation during fast recovery is not done here: the loss-recovery plug-in reports the
-//! bytes it considers in flight (`pipe`), and the sender may send while `pipe < cwnd`. For the
-//! classic duplicate-ACK recovery, pipe = flight - dupacks * MSS, which is exactly RFC 5681's
-//! "cwnd = ssthresh + 3 MSS, + 1 MSS per further duplicate ACK" written the other way round.
+//! # Who owns what
 //!
-//! Hooks: `on_ack` (ACKs of new data outside recovery: loss-based window growth), `on_delivery`
-//! (every ACK, with the bytes delivered, lost and in flight, a per-ACK RTT sample and, for
-//! algorithms that ask, a delivery-rate sample: model- and delay-based algorithms),
+//! The loss-recovery plug-in (seed 001's "error detection", ED) owns the **phase**: it decides
+//! that a loss happened (duplicate ACKs, SACK, RACK), what is retransmitted and when (NewRenoED:
+//! the next hole at once on every partial ACK), and when the phase ends: DupAckED at the first
+//! ACK of new data, NewRenoED, SackED and RACK-TLP when the cumulative ACK covers the recovery
+//! point (the highest sequence number sent when the phase began). While a phase lasts no new
+//! fast retransmit starts and the window is not cut again.
+//!
+//! The congestion control (CC) owns the **window**: ssthresh and cwnd at entry
+//! (`on_enter_recovery`), the window during the phase (`recovery_style`), at its end
+//! (`on_exit_recovery`) and after a timeout (`on_rto`). During a phase the window does not grow
+//! (RFC 5681 section 3.2, RFC 6675 section 5, Linux's Recovery state), except Tahoe's. Window
+//! inflation is not cwnd arithmetic here: the loss-recovery plug-in reports the bytes it counts
+//! in flight (`pipe`) and the sender sends while `pipe < cwnd`; without SACK, pipe = flight -
+//! one MSS per duplicate ACK, which is RFC 5681's "cwnd = ssthresh + 3 MSS, + 1 MSS per further
+//! duplicate ACK" written the other way round. With SACK, pipe is RFC 6675's and nothing is
+//! inflated. RFC 6937 PRR (`prr = true`) replaces inflation and deflation in any pair.
+//!
+//! The three window rules of seed 001 (`RecoveryStyle`):
+//!
+//! - **TahoeCC** (`None`): "Slow Start ... is executed at the beginning of the connection and
+//!   after every packet loss": ssthresh halves, cwnd = 1 MSS, and slow start goes on through the
+//!   phase; no inflation. ns-2's Tahoe also resends from the first unacknowledged segment
+//!   (go-back-N, `tahoe.rs`).
+//! - **RenoCC** (`Reno`): "the congestion window is halved and new packets can be transmitted
+//!   when duplicate acknowledgments arrive. When the acknowledgment for the retransmission is
+//!   received, the connection goes straight into Congestion Avoidance": inflation until the
+//!   first new ACK, then cwnd = ssthresh counted against the whole flight, so "RenoCC ... does
+//!   not allow new data to be transmitted during NewRenoED's long loss recovery phase".
+//! - **NewRenoCC** (`NewReno`): "a Fast Recovery phase ... only ended when the acknowledgment
+//!   for the last packet transmitted before the loss was detected has been received ... without
+//!   cutting its congestion window several times": the inflated window lasts the whole phase,
+//!   each partial ACK deflates it by the data acknowledged and adds back one MSS (RFC 6582
+//!   step 5), so "NewRenoCC can send new data packets during NewRenoED's transient phase"; at
+//!   the end cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 step 3 option 1; `full_ack`).
+//!
+//! The pairs (DupAckED: "a threshold number of duplicate acknowledgment is taken as a packet
+//! loss indication"; NewRenoED: "takes partial acknowledgments as loss indications and
+//! retransmits the indicated packet immediately"; SackED: the receiver's selective
+//! acknowledgments, RFC 6675):
+//!
+//! | CC \ ED   | DupAckED (`dupack`)                          | NewRenoED (`newreno`)                                   | SackED (`sack`)                                  |
+//! |-----------|----------------------------------------------|---------------------------------------------------------|--------------------------------------------------|
+//! | TahoeCC   | TCP Tahoe: 1 MSS, go-back-N; phase ends at the first new ACK | each partial ACK resends its hole at once; slow start from 1 MSS through the phase | holes resent from the scoreboard; slow start from 1 MSS, SACKed data skipped |
+//! | RenoCC    | TCP Reno: inflation until the first new ACK ends phase and fast recovery; a second hole needs 3 more duplicate ACKs or the RTO | inflation until the first partial ACK, then cwnd = ssthresh against the whole flight: no new data until the recovery point is covered | RFC 6675 pipe against cwnd = ssthresh: new data as SACKs show the network drained |
+//! | NewRenoCC | the phase ends at the first new ACK (cwnd = min(ssthresh, flight + MSS)); further holes as with RenoCC | TCP NewReno (RFC 6582): one hole per round trip, new data throughout | ns-2's Sack1: RFC 6675 recovery until the recovery point |
+//!
+//! The other congestion controls take one of the three rules (`recovery_style`: westwood,
+//! vegas, veno and aimd-delay Reno's, cubic, bbr and westwood+ NewReno's) and pair the same way.
+//!
+//! # Compared with ns-3 and Linux
+//!
+//! ns-3 splits `TcpCongestionOps` (GetSsThresh, IncreaseWindow, PktsAcked, CongestionStateSet)
+//! from `TcpRecoveryOps` (EnterRecovery, DoRecovery, ExitRecovery): its recovery ops own the
+//! window *during* recovery (classic inflation, or PRR) while `TcpSocketBase` owns the phase
+//! (Open/Disorder/Recovery/Loss, exit at the recovery point). Linux's `tcp_congestion_ops`
+//! (ssthresh, cong_avoid, undo_cwnd, cong_control) likewise never sees the phase: the recovery
+//! state machine of tcp_input.c (`tcp_fastretrans_alert`, `high_seq`) owns entry, exit and
+//! retransmission, and PRR (`tcp_cwnd_reduction`) sets the window inside it. We keep from them:
+//! the congestion control returns ssthresh rather than cutting it by hand (ns-3's
+//! GetSsThresh), no growth inside a phase (Linux's `tcp_in_cwnd_reduction`), PRR as a rule
+//! applied inside any phase rather than a third plug-in (Linux), and the phase's end at the
+//! recovery point (both). We differ where seed 001 needs it: the phase belongs to a pluggable
+//! error detection (not a fixed state machine), and the window rule inside it to the congestion
+//! control (not to the recovery ops), because the seed's RenoCC and NewRenoCC differ exactly
+//! there.
+//!
+//! Hooks: `on_ack` (ACKs of new data outside a phase, and Tahoe's inside one: window growth),
+//! `on_delivery` (every ACK, with the bytes delivered, lost and in flight, a per-ACK RTT sample
+//! and, for algorithms that ask, a delivery-rate sample: model- and delay-based algorithms),
 //! `on_enter_recovery` / `on_exit_recovery` / `on_rto` / `on_rto_recovered` (congestion events),
 //! and `pacing_rate` (the sender paces when it returns a rate). One file per algorithm, each
 //! with a `Config` whose defaults cite their source and whose `Tunable` walk declares the
@@ -118,14 +182,19 @@ impl AckEvent {
     }
 }
 
-/// What a controller does after fast retransmit.
+/// A controller's window inside a loss-recovery phase (the phase itself is the loss-recovery
+/// plug-in's; see the module docs for every pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryStyle {
-    /// No fast recovery: after fast retransmit, cwnd = 1 MSS and slow start (Tahoe).
+    /// No fast recovery (TahoeCC): cwnd = 1 MSS at the fast retransmit and slow start through
+    /// the phase.
     None,
-    /// Fast recovery that ends on the first ACK of new data (Reno, RFC 5681).
+    /// Fast recovery until the first ACK of new data (RenoCC, RFC 5681 section 3.2): the window
+    /// is inflated by duplicate ACKs until then, and is ssthresh, against the whole flight, for
+    /// the rest of the phase.
     Reno,
-    /// Fast recovery that ends only when the recovery point is passed (NewReno, RFC 6582).
+    /// Fast recovery for the whole phase (NewRenoCC, RFC 6582): inflation, partial-ACK deflation
+    /// with one MSS added back, and the full-ACK window at the end.
     NewReno,
 }
 
@@ -134,7 +203,8 @@ pub enum RecoveryStyle {
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
-    /// ACK of new data outside recovery: grow the window.
+    /// ACK of new data outside a recovery phase (and inside one for `RecoveryStyle::None`):
+    /// grow the window.
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent);
 
     /// Every ACK (new, duplicate, in or out of recovery), after the sender and the loss-recovery
@@ -173,8 +243,9 @@ pub trait CongestionControl: Send {
         st.ca_bytes = 0;
     }
 
-    /// Recovery ended (full ACK, or any new ACK for Reno): RFC 5681 step 6, cwnd = ssthresh.
-    /// `flight` is FlightSize after the ACK that ended it.
+    /// The controller's fast recovery ended: at the phase's end, or for `RecoveryStyle::Reno`
+    /// at the first ACK of new data even inside a longer phase. RFC 5681 step 6, cwnd =
+    /// ssthresh. `flight` is FlightSize after the ACK that ended it.
     fn on_exit_recovery(&mut self, st: &mut CcState, _flight: u64) {
         st.cwnd = st.ssthresh;
         st.ca_bytes = 0;

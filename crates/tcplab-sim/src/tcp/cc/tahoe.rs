@@ -4,7 +4,7 @@
 //! - slow start and congestion avoidance exactly as Reno (RFC 5681 eqs. 2-3, `CcState::ca_rule`);
 //! - on the duplicate-ACK threshold: ssthresh = max(FlightSize/2, 2 SMSS) (eq. 4), the missing
 //!   segment is retransmitted, cwnd = 1 SMSS and slow start follows (`RecoveryStyle::None`: no
-//!   window inflation, no recovery phase);
+//!   window inflation, no fast-recovery window);
 //! - on RTO: as Reno.
 //!
 //! Go-back-N after fast retransmit (deliberate choice, configurable): ns-2's `Agent/TCP`, the
@@ -14,8 +14,20 @@
 //! including segments the receiver already holds. We do the same by default (`go_back_n =
 //! true`): the sender marks every unSACKed outstanding segment lost, as after a timeout. With
 //! `go_back_n = false` only the missing segment is resent and the rest stays in flight.
-//! Like ns-2 (`recover_`, `bug_fix_`), the sender then ignores duplicate ACKs for data sent
-//! before the fast retransmit (RFC 6582 section 4.1's guard).
+//! Like ns-2 (`recover_`, `bug_fix_`: `highest_ack_ > recover_`), the sender then ignores
+//! duplicate ACKs until an ACK covers more than the data sent before the fast retransmit (RFC
+//! 6582 section 3.2 step 1 and section 4.1): the receiver answers every resent copy of a
+//! segment it holds with a duplicate ACK, and without the guard those would start go-back-N
+//! after go-back-N.
+//!
+//! With each error detection (seed 001's TahoeCC; `cc/mod.rs` has the whole table): the
+//! loss-recovery plug-in owns the phase, TahoeCC only sets ssthresh and a 1-MSS window and keeps
+//! slow-starting through the phase, with no inflation. DupAckED: the phase ends at the first new
+//! ACK; go-back-N resends the rest. NewRenoED: every partial ACK also resends its hole at once,
+//! whatever cwnd says. SackED: go-back-N skips what the receiver SACKed, so only holes are
+//! resent. Seed 001's own modular implementation (its reference \[5\]) is not available to us; the
+//! seed ran it in ns-2 and describes TahoeCC as slow start "after every packet loss", so we
+//! follow ns-2's Tahoe for what the seed leaves open (go-back-N, the duplicate-ACK guard).
 //!
 //! Deviations: none known.
 

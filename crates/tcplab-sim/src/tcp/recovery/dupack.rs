@@ -5,8 +5,9 @@
 //!   segment;
 //! - during recovery, every duplicate ACK lets one more segment out (pipe = FlightSize - dupacks
 //!   * MSS, the inflation of steps 3-4);
-//! - one retransmission per recovery: a partial ACK retransmits nothing; further losses in the
-//!   window need another three duplicate ACKs or the RTO.
+//! - one retransmission per recovery: the phase ends at the first ACK of new data
+//!   (`PhaseEnd::FirstNewAck`, the trait's default), so a partial ACK retransmits nothing;
+//!   further losses in the window need another three duplicate ACKs or the RTO.
 //!
 //! Deviations: none known.
 

@@ -1,8 +1,11 @@
-//! Loss-recovery (error-detection) plug-ins: when is a segment lost, what is retransmitted, and
-//! how many bytes count as in flight during recovery.
+//! Loss-recovery (error-detection) plug-ins: when is a segment lost, what is retransmitted, when
+//! a recovery phase begins and ends, and how many bytes count as in flight during it.
 //!
 //! The sender detects duplicate ACKs, runs the RTO timer and keeps the scoreboard; a plug-in
-//! decides from those facts. Any plug-in combines with any congestion control.
+//! decides from those facts. Any plug-in combines with any congestion control: the plug-in owns
+//! the recovery *phase* (entry, retransmissions, exit: `PhaseEnd`), the congestion control owns
+//! the *window* at entry, during the phase, at its end and after a timeout (`cc/mod.rs` has the
+//! table of every pair's semantics, seed 001's modular TCP).
 //!
 //! - `dupack` (alias `rfc5681`): RFC 5681 fast retransmit / fast recovery;
 //! - `newreno`: RFC 6582 partial-ACK retransmissions;
@@ -85,6 +88,19 @@ pub struct Verdict {
     pub repaired_by_probe: bool,
 }
 
+/// When a recovery phase ends (seed 001: "the error detection decides when a recovery phase
+/// begins and ends").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseEnd {
+    /// At the first ACK of new data: the retransmission was acknowledged (RFC 5681 section 3.2
+    /// step 6; Tahoe's and Reno's fast retransmit, seed 001's DupAckED).
+    FirstNewAck,
+    /// When the cumulative ACK covers the recovery point, the highest sequence number sent when
+    /// the phase began (RFC 6582 section 3.2 step 3, RFC 6675 section 5, Linux's `high_seq`).
+    /// ACKs below it are partial ACKs inside the phase.
+    RecoveryPoint,
+}
+
 /// What a partial ACK asks of the sender (RFC 6582 section 3.2 step 5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Partial {
@@ -102,6 +118,12 @@ pub trait LossRecovery: Send {
         false
     }
 
+    /// When this plug-in's recovery phase ends. Default: RFC 5681's fast retransmit, which ends
+    /// at the first ACK of new data.
+    fn phase_end(&self) -> PhaseEnd {
+        PhaseEnd::FirstNewAck
+    }
+
     /// A duplicate ACK arrived outside recovery. True starts fast retransmit.
     fn triggers_fast_retransmit(&mut self, v: &SenderView, _sb: &Scoreboard) -> bool {
         v.dupacks == v.dupthresh
@@ -112,7 +134,8 @@ pub trait LossRecovery: Send {
         sb.mark_lost(0);
     }
 
-    /// A partial ACK (new data acked, recovery point not passed) while in recovery.
+    /// A partial ACK (new data acked, recovery point not passed) inside a phase that ends at the
+    /// recovery point.
     fn on_partial_ack(&mut self, _v: &SenderView, _sb: &mut Scoreboard) -> Partial {
         Partial::default()
     }

@@ -8,12 +8,14 @@
 //! ACK acknowledges at least one SMSS). So several losses in one window are repaired in one
 //! recovery, one per round trip.
 //!
-//! With a congestion control whose recovery ends on the first new ACK (Reno), the partial ACK
-//! still marks the next hole, which is resent when the window allows.
+//! The phase lasts until the cumulative ACK covers the recovery point (`PhaseEnd::
+//! RecoveryPoint`), whatever the congestion control: with RenoCC, which deflates to ssthresh at
+//! the first partial ACK, holes are still resent one per partial ACK but no new data leaves
+//! until the phase ends (seed 001's "NewRenoED's long loss recovery phase").
 //!
 //! Deviations: none known.
 
-use super::{LossRecovery, Partial, SenderView};
+use super::{LossRecovery, Partial, PhaseEnd, SenderView};
 use crate::tcp::scoreboard::Scoreboard;
 
 #[derive(Clone, Debug, Default)]
@@ -22,6 +24,10 @@ pub struct NewRenoRecovery;
 impl LossRecovery for NewRenoRecovery {
     fn name(&self) -> &'static str {
         "newreno"
+    }
+
+    fn phase_end(&self) -> PhaseEnd {
+        PhaseEnd::RecoveryPoint
     }
 
     fn on_partial_ack(&mut self, v: &SenderView, sb: &mut Scoreboard) -> Partial {

@@ -37,7 +37,7 @@
 //! `max_ack_delay` defaults to 200 ms (RFC 8985 leaves it to the implementation; Linux adds
 //! TCP_RTO_MIN = 200 ms for a single outstanding segment).
 
-use super::{AckInfo, LossRecovery, SenderView, Verdict};
+use super::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use crate::tcp::params::{Tunable, Walk};
 use crate::tcp::scoreboard::Scoreboard;
 use crate::time::{Dur, SimTime};
@@ -195,6 +195,10 @@ impl RackTlp {
 impl LossRecovery for RackTlp {
     fn name(&self) -> &'static str {
         "rack-tlp"
+    }
+
+    fn phase_end(&self) -> PhaseEnd {
+        PhaseEnd::RecoveryPoint
     }
 
     fn wants_sack(&self) -> bool {

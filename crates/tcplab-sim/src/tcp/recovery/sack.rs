@@ -12,8 +12,9 @@
 //!   data; (3) the first unSACKed, unretransmitted segment below the highest SACKed one; (4) once
 //!   per recovery (RescueRxt), the highest unSACKed segment. Rules 3 and 4 resend without marking
 //!   the segment lost, so it counts twice in pipe, as section 4 says;
-//! - exit: when the cumulative ACK passes RecoveryPoint (with a NewReno-style congestion
-//!   control; a Reno-style one leaves recovery on the first new ACK);
+//! - exit: when the cumulative ACK passes RecoveryPoint (`PhaseEnd::RecoveryPoint`), with any
+//!   congestion control (a Reno-style one deflates to ssthresh at the first new ACK and keeps
+//!   sending by pipe);
 //! - after an RTO (section 5.1): everything not SACKed is marked lost and resent, and no new
 //!   recovery starts until the cumulative ACK passes the RecoveryPoint set at the timeout (the
 //!   sender's guard).
@@ -21,7 +22,7 @@
 //! Deviations: HighRxt is kept per segment (the `retransmitted` flag) rather than as one
 //! sequence number, which is equivalent for whole-segment retransmissions.
 
-use super::{LossRecovery, Partial, SenderView};
+use super::{LossRecovery, Partial, PhaseEnd, SenderView};
 use crate::tcp::scoreboard::Scoreboard;
 
 #[derive(Clone, Debug, Default)]
@@ -40,6 +41,10 @@ impl Sack {
 impl LossRecovery for Sack {
     fn name(&self) -> &'static str {
         "sack"
+    }
+
+    fn phase_end(&self) -> PhaseEnd {
+        PhaseEnd::RecoveryPoint
     }
 
     fn wants_sack(&self) -> bool {
