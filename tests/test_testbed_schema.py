@@ -113,6 +113,8 @@ def test_riverbed_profile_maps_to_sysctls_route_and_clamp():
         "tcp.limited_transmit",
         "tcp.loss_recovery",
         "tcp.prr",
+        "tcp.cwnd_validation",
+        "tcp.ssthresh_from",
     ):
         assert f in notes, f
     # A kernel without tcp_rto_max_ms: not applied, and said so.
@@ -138,7 +140,14 @@ def test_linux_profile_and_classic_mode_map_to_linux_defaults():
         assert c.sysctls[k] == v, k
     assert "net.ipv4.tcp_rto_max_ms" not in c.sysctls  # 120 s: the kernel's own
     notes = " | ".join(lin.approximations)
-    for f in ("tcp.rto_initial", "tcp.delayed_ack", "tcp.limited_transmit", "tcp.ca_rule"):
+    for f in (
+        "tcp.rto_initial",
+        "tcp.delayed_ack",
+        "tcp.limited_transmit",
+        "tcp.ca_rule",
+        "tcp.cwnd_validation",
+        "tcp.ssthresh_from",
+    ):
         assert f not in notes, f  # Linux's own values: nothing approximated
     from tcplab.studies.sarkar2022 import TESTBED_MODES
 

@@ -11,7 +11,7 @@ use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
 use crate::scenario::{AppKind, Scenario};
 use crate::tcp::cc::{self, CaRule};
-use crate::tcp::{params, recovery};
+use crate::tcp::{params, recovery, LossBase};
 use crate::topology::{path, routes};
 
 fn law(l: &Law) -> Value {
@@ -138,6 +138,8 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "delack_segments": t.delack_segments,
                 "dupthresh": t.dupthresh,
                 "limited_transmit": t.limited_transmit,
+                "cwnd_validation": t.cwnd_validation,
+                "ssthresh_from": match t.ssthresh_from { LossBase::Flight => "flight", LossBase::Cwnd => "cwnd" },
                 "rto_initial_s": t.rto.initial.as_secs_f64(),
                 "rto_min_s": t.rto.min.as_secs_f64(),
                 "rto_max_s": t.rto.max.as_secs_f64(),

@@ -13,7 +13,7 @@ use crate::tcp::cc::{self, CaRule};
 use crate::tcp::params::{self, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
-use crate::tcp::TcpConfig;
+use crate::tcp::{LossBase, TcpConfig};
 use crate::time::Dur;
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
@@ -317,6 +317,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
+            cwnd_validation: false,
+            ssthresh_from: LossBase::Flight,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -353,6 +355,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
+            cwnd_validation: false,
+            ssthresh_from: LossBase::Flight,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -414,6 +418,12 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // PRR in tcp_cwnd_reduction since Linux 3.2.
             prr: true,
             rcv_read_rate: None,
+            // tcp_is_cwnd_limited (include/net/tcp.h) gates every cong_avoid (tcp_reno_cong_avoid,
+            // cubictcp_cong_avoid): cwnd grows only while the flight uses it, in slow start up
+            // to twice the largest flight of the window (since Linux 3.15, tcp_cwnd_validate).
+            cwnd_validation: true,
+            // tcp_reno_ssthresh: max(cwnd >> 1, 2); cubictcp_recalc_ssthresh: cwnd x beta.
+            ssthresh_from: LossBase::Cwnd,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -471,6 +481,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             lr_params: Params::new(),
             prr: false,
             rcv_read_rate: None,
+            cwnd_validation: false,
+            ssthresh_from: LossBase::Flight,
         }),
         other => Err(SimError::invalid(
             path,
@@ -516,6 +528,8 @@ const TCP_KEYS: &[&str] = &[
     "variant",
     "prr",
     "rcv_read_rate",
+    "cwnd_validation",
+    "ssthresh_from",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -696,6 +710,22 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     }
     if let Some(v) = get_bool(m, path, "prr")? {
         c.prr = v;
+    }
+    if let Some(v) = get_bool(m, path, "cwnd_validation")? {
+        c.cwnd_validation = v;
+    }
+    if let Some(v) = get_str(m, path, "ssthresh_from")? {
+        c.ssthresh_from = match v.as_str() {
+            "flight" => LossBase::Flight,
+            "cwnd" => LossBase::Cwnd,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "ssthresh_from"),
+                    format!("{v:?}"),
+                    "\"flight\" (RFC 5681 FlightSize) or \"cwnd\" (Linux)",
+                ))
+            }
+        };
     }
     if let Some(v) = get_str(m, path, "variant")? {
         // Never let one silently win over the other.

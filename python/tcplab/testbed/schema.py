@@ -331,6 +331,17 @@ def _tcp_stack(
             f"{t}.limited_transmit = false: Linux always sends new data on the first duplicate "
             "ACKs (RFC 3042)"
         )
+    if not tcp.get("cwnd_validation", True):
+        notes.append(
+            f"{t}.cwnd_validation = false: Linux grows cwnd only while the flight uses it "
+            "(tcp_is_cwnd_limited; in slow start up to twice the largest flight)"
+        )
+    if tcp.get("ssthresh_from", "cwnd") != "cwnd":
+        notes.append(
+            f"{t}.ssthresh_from = '{tcp['ssthresh_from']}': Linux's reno and cubic reduce "
+            "cwnd, not the flight, at a congestion event (tcp_reno_ssthresh, "
+            "cubictcp_recalc_ssthresh)"
+        )
     if tcp.get("initial_ssthresh") is not None and tcp["initial_ssthresh"] < _UNLIMITED:
         notes.append(f"{t}.initial_ssthresh: not applied (Linux starts unlimited)")
     # Windows and buffers.

@@ -76,6 +76,24 @@ pub struct TcpConfig {
     pub prr: bool,
     /// Receiving application's read rate in bytes/s (None: reads at once).
     pub rcv_read_rate: Option<f64>,
+    /// Grow cwnd only while the sender is cwnd-limited, as Linux's `tcp_is_cwnd_limited`
+    /// (include/net/tcp.h, with `tcp_cwnd_validate` in tcp_output.c): limited if the flight
+    /// reached cwnd in the current window, or, in slow start, if cwnd is below twice the largest
+    /// flight of the current window. Off: cwnd grows on every ACK even when the receiver's
+    /// window or the application limits the sender (RFC 5681, Riverbed, ns-2).
+    pub cwnd_validation: bool,
+    /// What a congestion event halves: the flight (RFC 5681 eq. 4: FlightSize) or cwnd (Linux:
+    /// `tcp_reno_ssthresh` = max(cwnd / 2, 2), CUBIC's `bictcp_recalc_ssthresh` = cwnd x beta).
+    pub ssthresh_from: LossBase,
+}
+
+/// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossBase {
+    /// FlightSize, the bytes in the network (RFC 5681 eq. 4, RFC 9438 section 4.6).
+    Flight,
+    /// The congestion window (Linux's `ssthresh()` hooks of tcp_cong.c and tcp_cubic.c).
+    Cwnd,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +247,12 @@ pub struct Endpoint {
     retries: u32,
     syn_retransmitted: bool,
     syn_sent_at: SimTime,
+    /// Cwnd validation (`TcpConfig::cwnd_validation`), Linux's `tcp_cwnd_validate` state: the
+    /// sender was cwnd-limited in the current window, the largest flight of the current window
+    /// (bytes), and the SND.NXT that ends the window.
+    is_cwnd_limited: bool,
+    max_flight: u64,
+    cwnd_usage_seq: u64,
 
     // --- receive side
     pub rcv_nxt: u64,
@@ -332,6 +356,9 @@ impl Endpoint {
             retries: 0,
             syn_retransmitted: false,
             syn_sent_at: SimTime::ZERO,
+            is_cwnd_limited: false,
+            max_flight: 0,
+            cwnd_usage_seq: 0,
             rcv_nxt: 0,
             rcv_adv: 0,
             ooo: Vec::new(),
@@ -764,7 +791,7 @@ impl Endpoint {
         if self.retries > self.cfg.max_retries {
             return self.abort(ctx);
         }
-        let flight = self.flight_in_network();
+        let flight = self.loss_base();
         self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
         self.rto.on_timeout();
         self.in_recovery = false;
@@ -1141,7 +1168,7 @@ impl Endpoint {
         if verdict.repaired_by_probe && !self.in_recovery {
             // RFC 8985 section 7.4.2: a probe repaired a loss; the congestion control reacts as
             // to a fast-recovery episode (Linux: enter and end CWR at once).
-            let flight = self.flight_in_network();
+            let flight = self.loss_base();
             self.cc.on_enter_recovery(&mut self.ccs, flight);
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
@@ -1208,6 +1235,39 @@ impl Endpoint {
         }
     }
 
+    /// Linux's `tcp_is_cwnd_limited`: the flight reached cwnd in the current window, or, in slow
+    /// start, cwnd is below twice the largest flight of the current window.
+    fn cwnd_limited(&self) -> bool {
+        self.is_cwnd_limited
+            || (self.ccs.cwnd < self.ccs.ssthresh && self.ccs.cwnd < 2 * self.max_flight)
+    }
+
+    /// Linux's `tcp_cwnd_validate` after a sending pass: remember whether the flight reached
+    /// cwnd in this window (a window ends when SND.UNA passes the SND.NXT it began with), and
+    /// the largest flight while it did not.
+    fn validate_cwnd(&mut self, pipe: u64) {
+        // Linux counts packets (in_flight >= cwnd); in bytes, the window stops the next full
+        // segment.
+        let limited = pipe + self.eff_mss > self.ccs.cwnd;
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.is_cwnd_limited && self.flight() > self.max_flight)
+        {
+            self.is_cwnd_limited = limited;
+            self.max_flight = self.flight();
+            self.cwnd_usage_seq = self.snd_max;
+        }
+    }
+
+    /// The window a congestion event reduces (`TcpConfig::ssthresh_from`): the bytes in the
+    /// network by the scoreboard, or cwnd.
+    fn loss_base(&self) -> u64 {
+        match self.cfg.ssthresh_from {
+            LossBase::Flight => self.flight_in_network(),
+            LossBase::Cwnd => self.ccs.cwnd,
+        }
+    }
+
     /// The congestion control's window growth on an ACK of new data (`on_ack`), given the data
     /// it acknowledged, the flight before it and its RTT sample.
     fn grow_window(
@@ -1215,7 +1275,7 @@ impl Endpoint {
         (data_acked, prior_flight, rtt): (u64, u64, Option<Dur>),
         now: SimTime,
     ) {
-        if data_acked == 0 {
+        if data_acked == 0 || (self.cfg.cwnd_validation && !self.cwnd_limited()) {
             return;
         }
         let d = self.sb.delivery();
@@ -1348,7 +1408,8 @@ impl Endpoint {
 
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         let flight = self.flight_in_network();
-        self.cc.on_enter_recovery(&mut self.ccs, flight);
+        let base = self.loss_base();
+        self.cc.on_enter_recovery(&mut self.ccs, base);
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();
         // The plug-in's phase begins, whatever the congestion control.
@@ -1448,6 +1509,7 @@ impl Endpoint {
         if !self.can_send_data() || self.aborted {
             return;
         }
+        let sent_before = self.stats.segments_sent;
         loop {
             let v = self.view(ctx.now);
             let pipe = self.rec.pipe(&v, &self.sb);
@@ -1514,6 +1576,14 @@ impl Endpoint {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             break;
+        }
+        if self.cfg.cwnd_validation {
+            // tcp_write_xmit: validate after a pass that sent or was stopped by cwnd.
+            let v = self.view(ctx.now);
+            let pipe = self.rec.pipe(&v, &self.sb);
+            if self.stats.segments_sent > sent_before || pipe + self.eff_mss > self.ccs.cwnd {
+                self.validate_cwnd(pipe);
+            }
         }
         // Track where the receiver's window blocks us with nothing in flight.
         if self.flight() > 0 && !self.timers[TimerKind::Rto as usize].is_armed() {
