@@ -132,8 +132,12 @@ class TestbedConfig:
     time_budget_s: float = 300.0
     # Names: namespaces are tcplab-<run_id>-{client,router,server}; None = random.
     run_id: str | None = None
-    # Random streams of the two directions are `<stream_prefix>:c2s` and `:s2c`.
+    # Random streams of the two directions are `<stream_prefix>:c2s` and `:s2c`, unless named
+    # here: the simulator's id of the scenario's link direction (`link:<name>:<ab|ba>`), so that
+    # the testbed and the simulator draw the same loss decisions frame by frame.
     stream_prefix: str = "testbed"
+    stream_c2s: str | None = None
+    stream_s2c: str | None = None
     # Extra forwarder settings (crates/tcplab-netem/src/config.rs): realtime_priority,
     # busy_poll_ns, cpu, batch, ... SCHED_FIFO keeps the endpoints' CPU use on a 2-core machine
     # from delaying departures by a scheduler slice.
@@ -262,13 +266,13 @@ def forwarder_links(cfg: TestbedConfig) -> dict[str, dict[str, Any]]:
         "a_to_b": link_spec(
             delay_s=cfg.delay_c2s_s,
             error=cfg.error_c2s,
-            stream=f"{cfg.stream_prefix}:c2s",
+            stream=cfg.stream_c2s or f"{cfg.stream_prefix}:c2s",
             **common,
         ),
         "b_to_a": link_spec(
             delay_s=cfg.delay_s2c_s,
             error=cfg.error_s2c,
-            stream=f"{cfg.stream_prefix}:s2c",
+            stream=cfg.stream_s2c or f"{cfg.stream_prefix}:s2c",
             **common,
         ),
     }

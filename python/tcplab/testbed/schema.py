@@ -216,6 +216,22 @@ def _path_error(hops: list[Mapping[str, Any]], notes: list[str]) -> tuple[dict, 
     )
 
 
+def _sim_stream(hops: list[Mapping[str, Any]], notes: list[str], side: str) -> str | None:
+    """The simulator's random-stream id of the one errored hop of a direction, so that the
+    forwarder draws the same uniform number for the k-th frame as the simulator does (common
+    random numbers: a testbed run and a simulated run of the same seed lose the same frames as
+    long as they send the same frames). None where several hops' models were combined."""
+    errored = [h for h in hops if h["error"].get("model", "none") != "none"]
+    if len(errored) == 1:
+        return f"link:{errored[0]['link']}:{errored[0]['dir']}"
+    if errored:
+        notes.append(
+            f"{side}: several hops' error models combined into one, so the testbed's loss draws "
+            "are not the simulator's (seeds are not paired)"
+        )
+    return None
+
+
 def _have_sysctl(name: str) -> bool:
     return (SYSCTL_DIR / name.replace(".", "/")).exists()
 
@@ -525,6 +541,8 @@ def plan(
         rcv_window_clamp=stack["rcv_window_clamp"],
         time_budget_s=float(budget),
         stream_prefix=f"link:{link}",
+        stream_c2s=_sim_stream(ack, notes, "ACK path"),
+        stream_s2c=_sim_stream(data, notes, "data path"),
     )
     for k, v in overrides.items():
         if not hasattr(cfg, k):
