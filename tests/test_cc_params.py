@@ -103,6 +103,14 @@ def test_variants_json_lists_each_algorithms_parameters() -> None:
     tau = next(p for p in ccs["westwood"] if p["name"] == "tau")
     assert (tau["type"], tau["default"]) == ("duration", "1s")
     assert ccs["reno"] == []
-    assert {p["name"] for p in ccs["cubic"]} == {"c", "beta", "fast_convergence", "reno_friendly"}
+    assert {p["name"] for p in ccs["cubic"]} == {
+        "c",
+        "beta",
+        "fast_convergence",
+        "reno_friendly",
+        "hystart",
+        "alpha_to_one",
+        "target_min_rtt",
+    }
     lrs = {r["name"]: r["params"] for r in reg["loss_recoveries"]}
     assert {p["name"] for p in lrs["rack-tlp"]} == {"max_ack_delay", "tlp", "reo_wnd_mult"}

@@ -115,6 +115,8 @@ def test_riverbed_profile_maps_to_sysctls_route_and_clamp():
         "tcp.prr",
         "tcp.cwnd_validation",
         "tcp.ssthresh_from",
+        "tcp.quick_acks",
+        "tcp.cwnd_packets",
     ):
         assert f in notes, f
     # A kernel without tcp_rto_max_ms: not applied, and said so.
@@ -147,6 +149,10 @@ def test_linux_profile_and_classic_mode_map_to_linux_defaults():
         "tcp.ca_rule",
         "tcp.cwnd_validation",
         "tcp.ssthresh_from",
+        "tcp.quick_acks",
+        "tcp.nagle_minshall",
+        "tcp.cwnd_packets",
+        "tcp.cc_params",
     ):
         assert f not in notes, f  # Linux's own values: nothing approximated
     from tcplab.studies.sarkar2022 import TESTBED_MODES

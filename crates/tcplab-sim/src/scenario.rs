@@ -10,7 +10,7 @@ use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
 use crate::tcp::cc::{self, CaRule};
-use crate::tcp::params::{self, Params};
+use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::{LossBase, TcpConfig};
@@ -319,6 +319,9 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rcv_read_rate: None,
             cwnd_validation: false,
             ssthresh_from: LossBase::Flight,
+            quick_acks: 0,
+            nagle_minshall: false,
+            cwnd_packets: false,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -357,6 +360,9 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rcv_read_rate: None,
             cwnd_validation: false,
             ssthresh_from: LossBase::Flight,
+            quick_acks: 0,
+            nagle_minshall: false,
+            cwnd_packets: false,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -424,6 +430,13 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             cwnd_validation: true,
             // tcp_reno_ssthresh: max(cwnd >> 1, 2); cubictcp_recalc_ssthresh: cwnd x beta.
             ssthresh_from: LossBase::Cwnd,
+            // tcp_event_data_recv -> tcp_incr_quickack(sk, TCP_MAX_QUICKACKS): the first 16
+            // ACKs (bounded by rcv_wnd / 2 MSS) go out at once (include/net/tcp.h).
+            quick_acks: 16,
+            // tcp_nagle_check -> tcp_minshall_check (net/ipv4/tcp_output.c).
+            nagle_minshall: true,
+            // struct tcp_sock: snd_cwnd and snd_ssthresh count packets.
+            cwnd_packets: true,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -483,6 +496,9 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rcv_read_rate: None,
             cwnd_validation: false,
             ssthresh_from: LossBase::Flight,
+            quick_acks: 0,
+            nagle_minshall: false,
+            cwnd_packets: false,
         }),
         other => Err(SimError::invalid(
             path,
@@ -530,6 +546,9 @@ const TCP_KEYS: &[&str] = &[
     "rcv_read_rate",
     "cwnd_validation",
     "ssthresh_from",
+    "quick_acks",
+    "nagle_minshall",
+    "cwnd_packets",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -711,6 +730,15 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     if let Some(v) = get_bool(m, path, "prr")? {
         c.prr = v;
     }
+    if let Some(v) = get_uint(m, path, "quick_acks", 0, 1_000)? {
+        c.quick_acks = v as u32;
+    }
+    if let Some(v) = get_bool(m, path, "cwnd_packets")? {
+        c.cwnd_packets = v;
+    }
+    if let Some(v) = get_bool(m, path, "nagle_minshall")? {
+        c.nagle_minshall = v;
+    }
     if let Some(v) = get_bool(m, path, "cwnd_validation")? {
         c.cwnd_validation = v;
     }
@@ -781,6 +809,14 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         c.lr_params = recovery::parse_params(&c.loss_recovery, params::as_table(v, &p)?, &p)
             .map_err(owner_hint)?;
     }
+    // The profile's defaults for the chosen algorithm's own parameters, where the scenario sets
+    // none of its own (an `[apps.tcp]` table's `cc_params` replaces the scenario's whole table,
+    // and so does not hide these).
+    for &(name, key, ref value) in profile_cc_defaults(&pname).iter() {
+        if c.congestion_control == name && !c.cc_params.contains_key(key) {
+            c.cc_params.insert(key.to_string(), value.clone());
+        }
+    }
     match m.get("rcv_read_rate") {
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,
@@ -795,6 +831,21 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         }
     }
     Ok((pname, c))
+}
+
+/// Parameters of congestion-control algorithms that a profile sets unless the scenario does:
+/// (algorithm, parameter, value). `linux`: CUBIC with HyStart (tcp_cubic.c, `hystart = 1`) and
+/// Linux's constant Reno-friendly increase (`tcp_friendliness`) and W_cubic target at t plus
+/// the minimum RTT (`bictcp_update`).
+pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, ParamValue)> {
+    match profile {
+        "linux" => vec![
+            ("cubic", "hystart", ParamValue::Bool(true)),
+            ("cubic", "alpha_to_one", ParamValue::Bool(false)),
+            ("cubic", "target_min_rtt", ParamValue::Bool(true)),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 /// An unknown parameter that another plug-in has: say whose (a parameter given for the wrong
@@ -1588,7 +1639,20 @@ size = "1MB"
             "{BASE}[tcp]\nprofile = \"linux\"\ncc_params = {{ beta = 0.5 }}\nlr_params = {{ reo_wnd_mult = 2 }}\n"
         ))
         .unwrap();
-        assert_eq!(s.apps[0].tcp.cc_params.len(), 1);
+        // The scenario's beta, and the linux profile's CUBIC defaults it does not set.
+        let p = &s.apps[0].tcp.cc_params;
+        assert_eq!(p.get("beta"), Some(&ParamValue::Number(0.5)));
+        assert_eq!(p.get("hystart"), Some(&ParamValue::Bool(true)));
+        assert_eq!(p.get("alpha_to_one"), Some(&ParamValue::Bool(false)));
+        assert_eq!(p.len(), 4);
+        let own = Scenario::from_toml_str(&format!(
+            "{BASE}[tcp]\nprofile = \"linux\"\ncc_params = {{ hystart = false }}\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            own.apps[0].tcp.cc_params.get("hystart"),
+            Some(&ParamValue::Bool(false))
+        );
         assert_eq!(
             s.apps[0].tcp.lr_params.get("reo_wnd_mult"),
             Some(&ParamValue::Integer(2))

@@ -30,13 +30,13 @@ impl Dur {
     pub fn from_secs_f64(s: f64) -> Dur {
         Dur((s * NS_PER_SEC as f64).round() as u64)
     }
-    pub fn from_millis(ms: u64) -> Dur {
+    pub const fn from_millis(ms: u64) -> Dur {
         Dur(ms * 1_000_000)
     }
-    pub fn from_micros(us: u64) -> Dur {
+    pub const fn from_micros(us: u64) -> Dur {
         Dur(us * 1_000)
     }
-    pub fn from_secs(s: u64) -> Dur {
+    pub const fn from_secs(s: u64) -> Dur {
         Dur(s * NS_PER_SEC)
     }
     pub fn as_secs_f64(self) -> f64 {

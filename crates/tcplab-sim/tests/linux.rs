@@ -1,7 +1,8 @@
 //! The `linux` profile's kernel mechanisms (issue 12), each switchable: cwnd validation
-//! (`tcp_is_cwnd_limited`) and ssthresh from cwnd (`tcp_reno_ssthresh`,
-//! `cubictcp_recalc_ssthresh`). A download limited by the receiver's 131072-byte window over a
-//! 20 Mbit/s, 20 ms path whose bandwidth-delay product and queue exceed that window.
+//! (`tcp_is_cwnd_limited`), ssthresh from cwnd (`tcp_reno_ssthresh`, `cubictcp_recalc_ssthresh`)
+//! in whole packets, CUBIC's HyStart, quick ACKs and Minshall's Nagle. A download limited by the
+//! receiver's 131072-byte window over a 20 Mbit/s, 20 ms path whose bandwidth-delay product
+//! (69 segments) and 100-packet queue exceed that window.
 
 mod common;
 
@@ -48,9 +49,12 @@ const MAX_FLIGHT: u64 = 90 * SEG;
 fn cwnd_validation_stops_growth_at_twice_the_flight_when_the_window_limits() {
     // Slow start may reach twice the largest flight of the window (tcp_is_cwnd_limited), and
     // congestion avoidance is never entered; without validation cwnd grows on every ACK.
-    let out = bulk("", NONE);
+    let out = bulk("congestion_control = \"reno\"", NONE);
     assert_eq!(server(&out, "max_cwnd") as u64, 2 * MAX_FLIGHT);
-    let free = bulk("cwnd_validation = false", NONE);
+    let free = bulk(
+        "congestion_control = \"reno\"\ncwnd_validation = false",
+        NONE,
+    );
     assert!(server(&free, "max_cwnd") as u64 > 10 * MAX_FLIGHT);
     // Lossless, the window alone sets the pace: the same transfer time either way.
     assert_eq!(
@@ -74,27 +78,31 @@ fn first_ssthresh(out: &SimOutput) -> u64 {
 #[test]
 fn ssthresh_halves_cwnd_in_linux_and_the_flight_in_rfc_5681() {
     // One segment lost in the window-limited steady state: cwnd is 2 x 90 segments (slow start
-    // under validation), the flight 90 segments of which, at the fast retransmit, 3 are SACKed
-    // and 1 is marked lost, so FlightSize in the network (RFC 6675 pipe) is 86 segments.
-    let flight = MAX_FLIGHT - 4 * SEG;
+    // under validation, HyStart off), the flight 90 segments of which, at the fast retransmit,
+    // 3 are SACKed and 1 is marked lost, so FlightSize in the network (RFC 6675 pipe) is 86
+    // segments. Results are whole segments (cwnd_packets): 86 x 0.7 = 60.2 -> 60.
+    let flight = 86;
     let drop = format!(
         "{{ model = \"list\", segments = [{{ seq = {}, tx = 1 }}] }}",
         1 + 1000 * SEG
     );
+    let cubic = "congestion_control = \"cubic\"\ncc_params = { hystart = false }";
     for (tcp, want) in [
-        ("congestion_control = \"reno\"", MAX_FLIGHT),
+        ("congestion_control = \"reno\"".to_string(), MAX_FLIGHT),
         (
-            "congestion_control = \"reno\"\nssthresh_from = \"flight\"",
-            flight / 2,
+            "congestion_control = \"reno\"\nssthresh_from = \"flight\"".into(),
+            flight / 2 * SEG,
         ),
         // CUBIC: cwnd x 0.7 (Linux: 717/1024) against FlightSize x 0.7 (RFC 9438 4.6).
-        ("congestion_control = \"cubic\"", (2 * MAX_FLIGHT) * 7 / 10),
+        (cubic.into(), 126 * SEG),
+        (format!("{cubic}\nssthresh_from = \"flight\""), 60 * SEG),
+        // In bytes, as RFC 5681 and 9438 count: 86 x 1448 x 0.7.
         (
-            "congestion_control = \"cubic\"\nssthresh_from = \"flight\"",
-            flight * 7 / 10,
+            format!("{cubic}\nssthresh_from = \"flight\"\ncwnd_packets = false"),
+            flight * SEG * 7 / 10,
         ),
     ] {
-        let got = first_ssthresh(&bulk(tcp, &drop));
+        let got = first_ssthresh(&bulk(&tcp, &drop));
         assert!(got.abs_diff(want) <= 1, "{tcp}: {got} vs {want}");
     }
 }
@@ -109,4 +117,55 @@ fn bad_ssthresh_from_names_the_field_and_the_choices() {
         e.contains("tcp.ssthresh_from") && e.contains("\"window\"") && e.contains("cwnd"),
         "{e}"
     );
+}
+
+#[test]
+fn hystart_leaves_slow_start_near_the_path_not_at_twice_the_window() {
+    // Without HyStart cwnd reaches twice the flight (180 segments) before anything stops it;
+    // with it the ACK train and the RTT rise stop slow start once the queue builds, between the
+    // path's 69 segments and the window's 90 (+ a round's growth). On this path the kernel's
+    // CUBIC peaked at 79-96 segments (testbed, 5 seeds, TCP_INFO).
+    let on = server(&bulk("", NONE), "max_cwnd") / SEG as f64;
+    let off = server(&bulk("cc_params = { hystart = false }", NONE), "max_cwnd") / SEG as f64;
+    assert_eq!(off, 180.0);
+    assert!((69.0..=100.0).contains(&on), "{on}");
+}
+
+/// Pure ACKs the client sent before the server's data passed `upto` bytes.
+fn early_acks(out: &SimOutput, upto: u64) -> usize {
+    packets(out)
+        .iter()
+        .filter(|p| p.event == "send" && p.from_end == 0 && p.len == 0 && p.ack > 1)
+        .filter(|p| p.ack <= 1 + upto)
+        .count()
+}
+
+fn linux_download(tcp: &str, size: u64, output: &str) -> SimOutput {
+    let tcp = format!("profile = \"linux\"\n{tcp}");
+    run_toml(&direct(&tcp, "", size, NONE, "", output))
+}
+
+#[test]
+fn quick_acks_acknowledge_each_of_the_first_segments() {
+    // The first 16 data segments: 16 ACKs in quick-ACK mode (tcp_incr_quickack), 8 with an
+    // ACK every second segment.
+    let quick = linux_download("", 100_000, "packets = true");
+    let delayed = linux_download("quick_acks = 0", 100_000, "packets = true");
+    assert_eq!(early_acks(&quick, 16 * SEG), 16);
+    assert_eq!(early_acks(&delayed, 16 * SEG), 8);
+}
+
+#[test]
+fn minshall_sends_the_short_tail_at_once_where_rfc_nagle_waits_a_round_trip() {
+    // 20 segments and 100 bytes: the short last piece waits, under RFC 1122's Nagle, until all
+    // earlier data are acknowledged (one round trip plus the delayed ACK); under Minshall's
+    // variant no earlier short segment is outstanding, so it leaves with the others.
+    let time = |tcp: &str| {
+        let out = linux_download(tcp, 20 * SEG + 100, "");
+        num(&out.summary, "apps.0.response_time_s")
+    };
+    let minshall = time("");
+    let rfc = time("nagle_minshall = false");
+    assert!(rfc - minshall > 0.040, "{rfc} vs {minshall}");
+    assert_eq!(time("nagle = false"), minshall);
 }

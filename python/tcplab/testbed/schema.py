@@ -358,6 +358,26 @@ def _tcp_stack(
             "cwnd, not the flight, at a congestion event (tcp_reno_ssthresh, "
             "cubictcp_recalc_ssthresh)"
         )
+    if int(tcp.get("quick_acks", 16)) != 16:
+        notes.append(
+            f"{t}.quick_acks = {tcp['quick_acks']}: Linux acknowledges the first segments of a "
+            "connection at once (tcp_incr_quickack, up to 16 ACKs)"
+        )
+    if not tcp.get("nagle_minshall", True) and tcp.get("nagle", True):
+        notes.append(
+            f"{t}.nagle_minshall = false: Linux's Nagle holds a short segment only while an "
+            "earlier short one is unacknowledged (tcp_minshall_check)"
+        )
+    if not tcp.get("cwnd_packets", True):
+        notes.append(f"{t}.cwnd_packets = false: Linux counts cwnd and ssthresh in whole packets")
+    linux_cubic = {"hystart": True, "alpha_to_one": False, "target_min_rtt": True}
+    for k, want in linux_cubic.items():
+        v = (tcp.get("cc_params") or {}).get(k)
+        if tcp.get("congestion_control") == "cubic" and v is not None and v != want:
+            notes.append(
+                f"{t}.cc_params.{k} = {str(v).lower()}: Linux's tcp_cubic.c has "
+                f"{k} = {str(want).lower()}"
+            )
     if tcp.get("initial_ssthresh") is not None and tcp["initial_ssthresh"] < _UNLIMITED:
         notes.append(f"{t}.initial_ssthresh: not applied (Linux starts unlimited)")
     # Windows and buffers.

@@ -85,6 +85,20 @@ pub struct TcpConfig {
     /// What a congestion event halves: the flight (RFC 5681 eq. 4: FlightSize) or cwnd (Linux:
     /// `tcp_reno_ssthresh` = max(cwnd / 2, 2), CUBIC's `bictcp_recalc_ssthresh` = cwnd x beta).
     pub ssthresh_from: LossBase,
+    /// Quick-ACK mode: the receiver acknowledges each of the first data segments at once, up to
+    /// this many ACKs, bounded by the receive window over two segments (Linux's
+    /// `tcp_incr_quickack` on the first data of a connection, TCP_MAX_QUICKACKS = 16). 0: delayed
+    /// ACKs from the first segment (RFC 1122/5681).
+    pub quick_acks: u32,
+    /// Minshall's variant of Nagle (Linux's `tcp_minshall_check`, draft-minshall-nagle-01): a
+    /// segment shorter than the MSS waits only while an earlier short segment is
+    /// unacknowledged, so the last piece of a bulk transfer leaves at once. Off: RFC 1122
+    /// 4.2.3.4 (any unacknowledged data holds it back). Only with `nagle`.
+    pub nagle_minshall: bool,
+    /// cwnd and ssthresh are whole segments after every congestion event, as Linux's
+    /// `snd_cwnd` and `snd_ssthresh` are packet counts (`tcp_reno_ssthresh`: cwnd >> 1, CUBIC:
+    /// cwnd x 717 / 1024, both rounded down). Off: bytes (RFC 5681).
+    pub cwnd_packets: bool,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -251,6 +265,8 @@ pub struct Endpoint {
     /// sender was cwnd-limited in the current window, the largest flight of the current window
     /// (bytes), and the SND.NXT that ends the window.
     is_cwnd_limited: bool,
+    /// End of the last segment shorter than the MSS that was sent (Linux's `snd_sml`).
+    snd_sml: u64,
     max_flight: u64,
     cwnd_usage_seq: u64,
 
@@ -265,6 +281,10 @@ pub struct Endpoint {
     unread_at: SimTime,
     last_adv_wnd: u64,
     delack_count: u32,
+    /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
+    /// mode was entered (on the connection's first data).
+    quick_acks_left: u32,
+    quick_acks_started: bool,
     ts_recent: u64,
     last_ack_sent: u64,
     /// In-order payload bytes delivered to the application.
@@ -357,6 +377,7 @@ impl Endpoint {
             syn_retransmitted: false,
             syn_sent_at: SimTime::ZERO,
             is_cwnd_limited: false,
+            snd_sml: 0,
             max_flight: 0,
             cwnd_usage_seq: 0,
             rcv_nxt: 0,
@@ -369,6 +390,8 @@ impl Endpoint {
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
             delack_count: 0,
+            quick_acks_left: 0,
+            quick_acks_started: false,
             ts_recent: 0,
             last_ack_sent: 0,
             delivered: 0,
@@ -793,6 +816,7 @@ impl Endpoint {
         }
         let flight = self.loss_base();
         self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
+        self.whole_segments();
         self.rto.on_timeout();
         self.in_recovery = false;
         self.cc_fast_recovery = false;
@@ -1171,6 +1195,7 @@ impl Endpoint {
             let flight = self.loss_base();
             self.cc.on_enter_recovery(&mut self.ccs, flight);
             self.cc.on_exit_recovery(&mut self.ccs, flight);
+            self.whole_segments();
             ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
                 format!("ssthresh {} cwnd {}", self.ccs.ssthresh, self.ccs.cwnd)
             });
@@ -1257,6 +1282,19 @@ impl Endpoint {
             self.max_flight = self.flight();
             self.cwnd_usage_seq = self.snd_max;
         }
+    }
+
+    /// After a congestion control's congestion-event hook: whole segments when
+    /// `TcpConfig::cwnd_packets` (ssthresh at least 2, cwnd at least 1), else unchanged.
+    fn whole_segments(&mut self) {
+        if !self.cfg.cwnd_packets {
+            return;
+        }
+        let m = self.eff_mss.max(1);
+        if self.ccs.ssthresh < self.cfg.initial_ssthresh {
+            self.ccs.ssthresh = (self.ccs.ssthresh / m).max(2) * m;
+        }
+        self.ccs.cwnd = (self.ccs.cwnd / m).max(1) * m;
     }
 
     /// The window a congestion event reduces (`TcpConfig::ssthresh_from`): the bytes in the
@@ -1410,6 +1448,7 @@ impl Endpoint {
         let flight = self.flight_in_network();
         let base = self.loss_base();
         self.cc.on_enter_recovery(&mut self.ccs, base);
+        self.whole_segments();
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();
         // The plug-in's phase begins, whatever the congestion control.
@@ -1549,7 +1588,7 @@ impl Endpoint {
                     }
                     len = room;
                 }
-                if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 {
+                if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 && self.nagle_holds() {
                     break;
                 }
                 if pipe + len > cwnd || self.paced(ctx) {
@@ -1608,6 +1647,12 @@ impl Endpoint {
         true
     }
 
+    /// Whether Nagle holds back a short segment while data is in flight: always (RFC 1122), or
+    /// with Minshall's variant only while an earlier short segment is unacknowledged.
+    fn nagle_holds(&self) -> bool {
+        !self.cfg.nagle_minshall || self.snd_sml > self.snd_una
+    }
+
     /// Send `len` bytes of new data (`probe`: a TLP loss probe, which does not re-arm the PTO).
     fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
@@ -1615,6 +1660,9 @@ impl Endpoint {
         let tx = self.tx_stamp(ctx.now);
         self.sb.push(Seg::new(start, end, false, ctx.now, tx));
         self.snd_max = end;
+        if len < self.eff_mss {
+            self.snd_sml = end;
+        }
         if self.rtt_timing.is_none() && !self.ts_ok {
             self.rtt_timing = Some((end, ctx.now));
         }
@@ -1720,9 +1768,22 @@ impl Endpoint {
                 _ => {}
             }
         }
-        // ACK policy: at once when a gap was filled, for a FIN, or without delayed ACK;
-        // otherwise every `delack_segments` segments or after `delack_max` (RFC 1122, 5681).
-        if had_gap || fin_now || !self.cfg.delayed_ack || !self.ooo.is_empty() {
+        if !self.quick_acks_started && self.cfg.quick_acks > 0 {
+            // tcp_event_data_recv, the first data: tcp_incr_quickack, rcv_wnd / (2 rcv_mss)
+            // ACKs (at least 2), at most TCP_MAX_QUICKACKS.
+            self.quick_acks_started = true;
+            let by_window = (self.cfg.rcv_buf.min(65_535 << self.own_wscale)
+                / (2 * self.eff_mss.max(1))) as u32;
+            self.quick_acks_left = by_window.max(2).min(self.cfg.quick_acks);
+        }
+        // ACK policy: at once when a gap was filled, for a FIN, in quick-ACK mode or without
+        // delayed ACK; otherwise every `delack_segments` segments or after `delack_max` (RFC
+        // 1122, 5681).
+        if self.quick_acks_left > 0 {
+            // tcp_dec_quickack_mode: one fewer per ACK sent.
+            self.quick_acks_left -= 1;
+            self.send_ack(ctx);
+        } else if had_gap || fin_now || !self.cfg.delayed_ack || !self.ooo.is_empty() {
             self.send_ack(ctx);
         } else {
             self.delack_count += 1;

@@ -14,8 +14,13 @@
 //!   else W_max = w;
 //! - (4.8) RTO: ssthresh as in 4.6 (first timeout only, RFC 5681), cwnd = 1 SMSS, and the first
 //!   congestion avoidance after it uses K = 0 and W_max = the window at its start;
-//! - (4.10) slow start as RFC 5681 (no HyStart++); fast recovery ends at the recovery point
-//!   (`RecoveryStyle::NewReno`, as Linux).
+//! - (4.10) slow start as RFC 5681; with `hystart` (Linux's default, `tcp_cubic.c`; off here
+//!   unless the `linux` profile or `cc_params` turn it on) slow start ends early when a round's
+//!   ACK train outlasts half the minimum RTT or the round's RTT (minimum of its first 8 samples)
+//!   exceeds the minimum RTT by clamp(min RTT / 8, 4 ms, 16 ms), both from cwnd >= 16 segments
+//!   (Ha & Rhee 2008; `hystart_update`): ssthresh = cwnd. Armed again after a timeout. The GSO
+//!   burst allowance Linux adds to the ACK-train threshold (at most 1 ms) is not modelled;
+//! - fast recovery ends at the recovery point (`RecoveryStyle::NewReno`, as Linux).
 //!
 //! Defaults: C = 0.4, beta_cubic = 0.7 (section 5), fast convergence on.
 //!
@@ -25,7 +30,7 @@
 
 use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::SimTime;
+use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -37,6 +42,14 @@ pub struct Config {
     pub fast_convergence: bool,
     /// Section 4.3 (the Reno-friendly region).
     pub reno_friendly: bool,
+    /// Linux's HyStart (`hystart = 1`, `hystart_detect = 3` in tcp_cubic.c).
+    pub hystart: bool,
+    /// RFC 9438 section 4.3: alpha_cubic becomes 1 once W_est reaches cwnd_prior. Linux's
+    /// tcp_cubic.c (`tcp_friendliness`) keeps 3 (1 - beta) / (1 + beta) throughout.
+    pub alpha_to_one: bool,
+    /// The RTT added to t in the target W_cubic(t + RTT): the smoothed RTT (RFC 9438 section
+    /// 4.2) or the minimum RTT (Linux's `bictcp_update`: t += delay_min).
+    pub target_min_rtt: bool,
 }
 
 impl Default for Config {
@@ -46,18 +59,24 @@ impl Default for Config {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            hystart: false,
+            alpha_to_one: true,
+            target_min_rtt: false,
         }
     }
 }
 
 /// `[tcp] cc_params` of cubic: `c` in (0, 100], `beta` in (0, 1), `fast_convergence`,
-/// `reno_friendly`.
+/// `reno_friendly`, `hystart`, `alpha_to_one`, `target_min_rtt`.
 impl Tunable for Config {
     fn walk(&mut self, w: &mut Walk<'_>) {
         w.number("c", &mut self.c, Range::OpenLo(0.0, 100.0));
         w.number("beta", &mut self.beta, Range::Open(0.0, 1.0));
         w.flag("fast_convergence", &mut self.fast_convergence);
         w.flag("reno_friendly", &mut self.reno_friendly);
+        w.flag("hystart", &mut self.hystart);
+        w.flag("alpha_to_one", &mut self.alpha_to_one);
+        w.flag("target_min_rtt", &mut self.target_min_rtt);
     }
 }
 
@@ -76,6 +95,75 @@ pub struct Cubic {
     cwnd_f: f64,
     written: u64,
     after_rto: bool,
+    hy: HyStart,
+}
+
+/// Linux's HyStart state (`struct bictcp`: found, round_start, last_ack, end_seq, curr_rtt,
+/// sample_cnt, delay_min).
+#[derive(Clone, Debug, Default)]
+struct HyStart {
+    found: bool,
+    round_start: SimTime,
+    last_ack: SimTime,
+    /// SND.NXT when the round began: the round ends when SND.UNA passes it.
+    end_seq: Option<u64>,
+    curr_rtt: Option<Dur>,
+    samples: u32,
+    delay_min: Option<Dur>,
+}
+
+/// tcp_cubic.c: hystart_low_window = 16, hystart_ack_delta_us = 2000, HYSTART_MIN_SAMPLES = 8,
+/// HYSTART_DELAY_MIN/MAX = 4/16 ms.
+const HYSTART_LOW_WINDOW: f64 = 16.0;
+const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
+const HYSTART_MIN_SAMPLES: u32 = 8;
+const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
+const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+
+impl HyStart {
+    /// bictcp_hystart_reset: a new round.
+    fn reset(&mut self, now: SimTime, snd_max: u64) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = Some(snd_max);
+        self.curr_rtt = None;
+        self.samples = 0;
+    }
+
+    /// hystart_update for one ACK in slow start with cwnd `segs` segments: true when slow
+    /// start should end here.
+    fn update(&mut self, ev: &AckEvent, segs: f64) -> bool {
+        if self.end_seq.is_none_or(|e| ev.ack > e) {
+            self.reset(ev.now, ev.snd_max);
+        }
+        let Some(delay) = ev.sample_rtt else {
+            return false;
+        };
+        let min = *self.delay_min.get_or_insert(delay);
+        self.delay_min = Some(min.min(delay));
+        if segs < HYSTART_LOW_WINDOW {
+            return false;
+        }
+        let min = self.delay_min.unwrap_or(delay);
+        // ACK train: ACKs no more than 2 ms apart for longer than half the minimum delay.
+        if ev.now.since(self.last_ack) <= HYSTART_ACK_DELTA {
+            self.last_ack = ev.now;
+            if ev.now.since(self.round_start) > Dur(min.0 / 2) {
+                return true;
+            }
+        }
+        // Delay increase: the round's RTT (minimum of its first samples) above the minimum.
+        if self.samples < HYSTART_MIN_SAMPLES {
+            self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
+            self.samples += 1;
+        } else if let Some(c) = self.curr_rtt {
+            let thresh = Dur(min.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
+            if c > min + thresh {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// K of RFC 9438 eq. 2: the time W_cubic takes to climb from `cwnd_epoch` back to `w_max`.
@@ -98,7 +186,7 @@ impl Cubic {
 
     /// alpha_cubic of section 4.3.
     pub fn alpha(&self) -> f64 {
-        if self.w_est >= self.cwnd_prior {
+        if self.cfg.alpha_to_one && self.w_est >= self.cwnd_prior {
             1.0
         } else {
             3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
@@ -146,6 +234,15 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
         let mut acked = ev.bytes_acked;
+        if self.cfg.hystart
+            && !self.hy.found
+            && st.cwnd < st.ssthresh
+            && self.hy.update(ev, st.cwnd as f64 / st.mss as f64)
+        {
+            // Linux: tp->snd_ssthresh = tcp_snd_cwnd(tp); congestion avoidance from here.
+            self.hy.found = true;
+            st.ssthresh = st.cwnd;
+        }
         if st.cwnd < st.ssthresh {
             acked = slow_start(st, acked);
             if acked == 0 || st.cwnd < st.ssthresh {
@@ -160,7 +257,12 @@ impl CongestionControl for Cubic {
             self.start_epoch(ev.now, self.cwnd_f);
         }
         let t = ev.now.since(self.epoch.unwrap_or(ev.now)).as_secs_f64();
-        let rtt = ev.srtt.or(ev.sample_rtt).map_or(0.0, |d| d.as_secs_f64());
+        let rtt = if self.cfg.target_min_rtt {
+            ev.min_rtt.or(ev.srtt)
+        } else {
+            ev.srtt.or(ev.sample_rtt)
+        }
+        .map_or(0.0, |d| d.as_secs_f64());
         let segs = acked as f64 / mss;
         let cwnd = self.cwnd_f;
         // Section 4.3: the Reno-friendly estimate.
@@ -197,6 +299,8 @@ impl CongestionControl for Cubic {
         }
         self.epoch = None;
         self.after_rto = true;
+        // cubictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset arm HyStart again.
+        self.hy = HyStart::default();
         self.cwnd_f = 1.0;
         self.write(st);
         st.ca_bytes = 0;
