@@ -13,6 +13,7 @@ import tcplab
 from conftest import ROOT
 from tcplab.studies import get, names
 from tcplab.studies import modular_ber as mb
+from tcplab.studies import modular_ber_mechanisms as mech
 
 EXAMPLE = ROOT / "examples" / "modular_ber.toml"
 
@@ -39,11 +40,20 @@ def test_grid_is_the_papers() -> None:
     assert len(cases) == 3 * 17 * 9
     assert len(cases) * mb.STUDY.default_seeds == 2295
     assert len({c.key for c in cases}) == len(cases)
-    # Figure 4 is traced: NewRenoCC + NewRenoED at every RTT
-    traced = [c for c in cases if c.traces]
-    assert {(c.params["rtt_ms"], c.params["cc"], c.params["lr"]) for c in traced} == {
-        (r, "newreno", "newreno") for r in mb.RTTS_MS
+    # Figure 4 is traced (NewRenoCC + NewRenoED at every RTT), and so are the mechanism
+    # cases, with their packet log
+    traced = {
+        (c.params["rtt_ms"], c.params["ber_exp"], c.params["cc"], c.params["lr"])
+        for c in cases
+        if c.traces
     }
+    fig4 = {(r, mb.FIG4_EXPONENT, "newreno", "newreno") for r in mb.RTTS_MS}
+    assert traced == fig4 | set(mech.MECHANISM_CASES)
+    assert {
+        (c.params["rtt_ms"], c.params["ber_exp"], c.params["cc"], c.params["lr"])
+        for c in cases
+        if c.packets
+    } == set(mech.MECHANISM_CASES)
 
 
 def test_the_papers_numbers() -> None:
@@ -168,3 +178,34 @@ def test_reduced_run_report_and_figures(reduced) -> None:
     assert "1 - (1 - BER)^(8 x 536)" in html
     t = res.table("summary").data
     assert not math.isnan(float(t["best_kBps"].iloc[0]))
+
+
+def test_mechanisms_of_claim_c_are_measured_on_traced_runs() -> None:
+    # 500 ms, BER 1e-8, first seed: the paper's worst pair against TCP NewReno.
+    study = mb.ModularBer(
+        rtts_ms=(500,),
+        ber_exponents=(-8.0,),
+        combos=(("reno", "newreno"), ("newreno", "newreno")),
+        fig4_exponent=None,
+    )
+    res = study.run(seeds=1)
+    rows = {(m["cc"], m["lr"]): m for m in res.extra["mechanisms"]}
+    rn, nn = rows[("reno", "newreno")], rows[("newreno", "newreno")]
+    # NewRenoCC keeps its inflated window: its long phase repairs a hole per round trip while
+    # new data flows; RenoCC's phases are short and it sends little new data after the first
+    # partial ACK, and a chain of phases halves its ssthresh to the 2-segment floor.
+    assert nn["phase_rtts_max"] > 10 and rn["phase_rtts_max"] < 2
+    assert nn["new_after_first_ack"] > 10 * rn["new_after_first_ack"] > 0
+    assert rn["min_ssthresh_segments"] == 2.0 and nn["min_ssthresh_segments"] > 10
+    assert rn["phases"] > nn["phases"]
+    # Every phase was measured from the packet log: its retransmissions are the sender's.
+    r = res.traced[mb.case_key(500, -8.0, "reno", "newreno")]
+    ph = mech.phases(r)
+    assert len(ph) == rn["phases"] and sum(p.retransmissions for p in ph) <= rn["retransmissions"]
+    assert all(p.end > p.start and p.point > 0 for p in ph)
+    # The report says it with these numbers, and no longer that NewRenoED behaves like DupAckED.
+    c = next(f for f in res.findings if f.claim.startswith("(c)"))
+    assert f"ssthresh down to {rn['min_ssthresh_segments']:.1f} segments" in c.detail
+    assert all("behaves like RenoCC + DupAckED" not in f.detail for f in res.findings)
+    assert any(t.name == "mechanisms" for t in res.tables)
+    assert "fig08_recovery_phase" in {f.name for f in study.figures(res)}
