@@ -322,6 +322,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             quick_acks: 0,
             nagle_minshall: false,
             cwnd_packets: false,
+            ssthresh_every_timeout: false,
+            recover_guard_all: false,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -363,6 +365,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             quick_acks: 0,
             nagle_minshall: false,
             cwnd_packets: false,
+            ssthresh_every_timeout: false,
+            recover_guard_all: false,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -437,6 +441,9 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             nagle_minshall: true,
             // struct tcp_sock: snd_cwnd and snd_ssthresh count packets.
             cwnd_packets: true,
+            // tcp_enter_loss lowers ssthresh once per loss episode.
+            ssthresh_every_timeout: false,
+            recover_guard_all: false,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -495,10 +502,18 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             prr: false,
             rcv_read_rate: None,
             cwnd_validation: false,
-            ssthresh_from: LossBase::Flight,
+            // TcpAgent::slowdown: ssthresh_ = (int)(window() / 2), window() = min(cwnd_, wnd_).
+            ssthresh_from: LossBase::Window,
             quick_acks: 0,
             nagle_minshall: false,
-            cwnd_packets: false,
+            // ssthresh_ is an int (packets).
+            cwnd_packets: true,
+            // TcpAgent::timeout -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) on every
+            // expiry.
+            ssthresh_every_timeout: true,
+            // bug_fix_ true: dupack_action needs highest_ack_ > recover_ (tcp.cc, tcp-reno.cc,
+            // tcp-newreno.cc).
+            recover_guard_all: true,
         }),
         other => Err(SimError::invalid(
             path,
@@ -549,6 +564,8 @@ const TCP_KEYS: &[&str] = &[
     "quick_acks",
     "nagle_minshall",
     "cwnd_packets",
+    "ssthresh_every_timeout",
+    "recover_guard_all",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -733,6 +750,12 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     if let Some(v) = get_uint(m, path, "quick_acks", 0, 1_000)? {
         c.quick_acks = v as u32;
     }
+    if let Some(v) = get_bool(m, path, "ssthresh_every_timeout")? {
+        c.ssthresh_every_timeout = v;
+    }
+    if let Some(v) = get_bool(m, path, "recover_guard_all")? {
+        c.recover_guard_all = v;
+    }
     if let Some(v) = get_bool(m, path, "cwnd_packets")? {
         c.cwnd_packets = v;
     }
@@ -746,11 +769,13 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         c.ssthresh_from = match v.as_str() {
             "flight" => LossBase::Flight,
             "cwnd" => LossBase::Cwnd,
+            "window" => LossBase::Window,
             _ => {
                 return Err(SimError::invalid(
                     join(path, "ssthresh_from"),
                     format!("{v:?}"),
-                    "\"flight\" (RFC 5681 FlightSize) or \"cwnd\" (Linux)",
+                    "\"flight\" (RFC 5681 FlightSize), \"cwnd\" (Linux) or \"window\" (ns-2: \
+                     min(cwnd, the receiver's window))",
                 ))
             }
         };
@@ -817,6 +842,11 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
             c.cc_params.insert(key.to_string(), value.clone());
         }
     }
+    for &(name, key, ref value) in profile_lr_defaults(&pname).iter() {
+        if c.loss_recovery == name && !c.lr_params.contains_key(key) {
+            c.lr_params.insert(key.to_string(), value.clone());
+        }
+    }
     match m.get("rcv_read_rate") {
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,
@@ -844,6 +874,16 @@ pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, Pa
             ("cubic", "alpha_to_one", ParamValue::Bool(false)),
             ("cubic", "target_min_rtt", ParamValue::Bool(true)),
         ],
+        _ => Vec::new(),
+    }
+}
+
+/// Parameters of loss-recovery plug-ins that a profile sets unless the scenario does.
+/// `linux` and `ns2`: SACK recovery without RFC 6675's rescue retransmission (a MAY; Linux has
+/// none, nor has ns-2's Sack1, scoreboard.cc).
+pub fn profile_lr_defaults(profile: &str) -> Vec<(&'static str, &'static str, ParamValue)> {
+    match profile {
+        "linux" | "ns2" => vec![("sack", "rescue", ParamValue::Bool(false))],
         _ => Vec::new(),
     }
 }

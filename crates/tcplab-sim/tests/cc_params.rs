@@ -157,7 +157,15 @@ fn an_application_table_replaces_the_scenario_table_and_describe_lists_every_par
     let t = get(&d, "apps.0.tcp");
     assert_eq!(
         t.get("cc_params").unwrap(),
-        &serde_json::json!({"c": 0.4, "beta": 0.6, "fast_convergence": true, "reno_friendly": true})
+        &serde_json::json!({
+            "c": 0.4,
+            "beta": 0.6,
+            "fast_convergence": true,
+            "reno_friendly": true,
+            "hystart": false,
+            "alpha_to_one": true,
+            "target_min_rtt": false
+        })
     );
     assert_eq!(t.get("lr_params").unwrap(), &serde_json::json!({}));
     assert!((cut_ratio(&tcplab_sim::run(&sc).unwrap()) - 0.6).abs() < 0.01);

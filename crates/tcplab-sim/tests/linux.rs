@@ -109,12 +109,12 @@ fn ssthresh_halves_cwnd_in_linux_and_the_flight_in_rfc_5681() {
 
 #[test]
 fn bad_ssthresh_from_names_the_field_and_the_choices() {
-    let toml = direct("ssthresh_from = \"window\"", "", 1000, NONE, "", "");
+    let toml = direct("ssthresh_from = \"half\"", "", 1000, NONE, "", "");
     let e = tcplab_sim::Scenario::from_toml_str(&toml)
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("tcp.ssthresh_from") && e.contains("\"window\"") && e.contains("cwnd"),
+        e.contains("tcp.ssthresh_from") && e.contains("\"half\"") && e.contains("window"),
         "{e}"
     );
 }

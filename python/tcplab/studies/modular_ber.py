@@ -855,25 +855,48 @@ def _claim_c(
         detail += (
             " What happens inside the recovery phases, measured on traced runs (table "
             "'mechanisms', Figure 8): " + ". ".join(lines) + ". NewRenoED resends one hole per "
-            "partial ACK and keeps each phase open until the recovery point is acknowledged. "
-            "After the first partial ACK RenoCC's window is ssthresh against everything still "
+            "partial ACK and keeps each phase open until the recovery point is acknowledged; "
+            "after the first partial ACK RenoCC's window is ssthresh against everything still "
             "outstanding, so it sends new data only once the partial ACKs have brought that "
-            "below ssthresh, while NewRenoCC keeps its inflated window and sends throughout "
-            "(compare the new segments after the first partial ACK). The paper's 'exceptionally "
-            "bad' RenoCC + NewRenoED is what the trace shows at 500 ms: the slow-start overshoot "
-            "fills the queue, the queueing delay makes the first phase's retransmission take "
-            "longer than the RTO, the timeout's go-back-N is followed by a chain of short phases "
-            "each halving ssthresh, and congestion avoidance then climbs back from the lowest "
-            "ssthresh one segment per 500 ms round trip."
+            "below ssthresh, while NewRenoCC keeps its inflated window (compare the new "
+            "segments after the first partial ACK)."
         )
+        for rtt, ms in traced:
+            rn, nn = ms[0], ms[1]
+            if rn is None or nn is None:
+                continue
+            if rn["phases_cut_by_rto"] and rn["phase_rtts_max"] < 2 and nn["phase_rtts_max"] < 2:
+                detail += (
+                    f" At {rtt} ms no long NewRenoED phase happens at all: the first phase "
+                    "after the slow-start overshoot is cut by a timeout (the queue the overshoot "
+                    "built makes the retransmission's round trip longer than the RTO), the "
+                    "timeout resends from the first hole, and with no phase left to differ in "
+                    "the two window rules "
+                    + (
+                        "give the same run"
+                        if rn["throughput_Bps"] == nn["throughput_Bps"]
+                        else "differ little"
+                    )
+                    + "."
+                )
+            elif (
+                rn["min_ssthresh_segments"] < nn["min_ssthresh_segments"]
+                and rn["phases"] > nn["phases"]
+            ):
+                detail += (
+                    f" At {rtt} ms RenoCC + NewRenoED goes through {rn['phases']} phases to "
+                    f"NewRenoCC's {nn['phases']}, each cutting ssthresh, down to "
+                    f"{rn['min_ssthresh_segments']:.1f} segments, and congestion avoidance climbs "
+                    "back one segment per round trip."
+                )
     if not ok:
         detail += (
             " Where RenoCC + NewRenoED is not the worst pair, the worst is TahoeCC + DupAckED: "
             "every fast retransmit restarts slow start from one segment and resends from the "
             "first hole (go-back-N, ns-2's Tahoe), which its segments received twice count; the "
-            "paper does not rank TahoeCC here. At 200 ms the same chain of phases costs "
-            "RenoCC + NewRenoED less because congestion avoidance regains a segment every 200 "
-            "ms instead of every 500 ms."
+            "paper does not rank TahoeCC here. The paper's RenoCC + NewRenoED needs long "
+            "NewRenoED phases after the slow-start overshoot; where a timeout ends them first "
+            "(above), the pair has nothing to lose against the others."
         )
     return Finding(claim, ok, detail)
 

@@ -358,6 +358,18 @@ def _tcp_stack(
             "cwnd, not the flight, at a congestion event (tcp_reno_ssthresh, "
             "cubictcp_recalc_ssthresh)"
         )
+    if tcp.get("ssthresh_every_timeout"):
+        notes.append(
+            f"{t}.ssthresh_every_timeout = true: Linux lowers ssthresh once per loss episode "
+            "(tcp_enter_loss)"
+        )
+    if tcp.get("recover_guard_all"):
+        notes.append(
+            f"{t}.recover_guard_all = true: Linux has no ns-2 bug_fix_ guard; its recovery "
+            "state machine decides when a new recovery may start"
+        )
+    if tcp.get("loss_recovery") == "sack" and (tcp.get("lr_params") or {}).get("rescue"):
+        notes.append(f"{t}.lr_params.rescue = true: Linux sends no RFC 6675 rescue retransmission")
     if int(tcp.get("quick_acks", 16)) != 16:
         notes.append(
             f"{t}.quick_acks = {tcp['quick_acks']}: Linux acknowledges the first segments of a "

@@ -99,6 +99,15 @@ pub struct TcpConfig {
     /// `snd_cwnd` and `snd_ssthresh` are packet counts (`tcp_reno_ssthresh`: cwnd >> 1, CUBIC:
     /// cwnd x 717 / 1024, both rounded down). Off: bytes (RFC 5681).
     pub cwnd_packets: bool,
+    /// Every timeout reduces ssthresh, not only the first of a segment (ns-2's
+    /// `TcpAgent::timeout` -> `slowdown(CLOSE_SSTHRESH_HALF)` on each expiry; RFC 5681 section
+    /// 3.1 asks for the first only).
+    pub ssthresh_every_timeout: bool,
+    /// After every fast retransmit and timeout, no fast retransmit until an ACK covers more than
+    /// the recovery point (ns-2's `bug_fix_`: `highest_ack_ > recover_` in `dupack_action`,
+    /// RFC 6582 section 3.2 step 1 for every sender). Off: only after Tahoe's go-back-N and, up
+    /// to the recovery point itself, after a timeout.
+    pub recover_guard_all: bool,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -108,6 +117,8 @@ pub enum LossBase {
     Flight,
     /// The congestion window (Linux's `ssthresh()` hooks of tcp_cong.c and tcp_cubic.c).
     Cwnd,
+    /// min(cwnd, the receiver's window): ns-2's `TcpAgent::window()` in `slowdown`.
+    Window,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -815,7 +826,8 @@ impl Endpoint {
             return self.abort(ctx);
         }
         let flight = self.loss_base();
-        self.cc.on_rto(&mut self.ccs, flight, self.retries == 1);
+        let first = self.retries == 1 || self.cfg.ssthresh_every_timeout;
+        self.cc.on_rto(&mut self.ccs, flight, first);
         self.whole_segments();
         self.rto.on_timeout();
         self.in_recovery = false;
@@ -828,6 +840,9 @@ impl Endpoint {
         // retransmit.
         self.recover = Some(self.snd_max - 1);
         self.rto_recovery = true;
+        if self.cfg.recover_guard_all {
+            self.fr_guard = Some(self.snd_max);
+        }
         self.prr = None;
         self.rtt_timing = None;
         // The plug-in marks what is lost (all but SACKed data, unless it knows better: RACK).
@@ -1303,6 +1318,7 @@ impl Endpoint {
         match self.cfg.ssthresh_from {
             LossBase::Flight => self.flight_in_network(),
             LossBase::Cwnd => self.ccs.cwnd,
+            LossBase::Window => self.ccs.cwnd.min(self.snd_wnd),
         }
     }
 
@@ -1454,6 +1470,9 @@ impl Endpoint {
         // The plug-in's phase begins, whatever the congestion control.
         self.in_recovery = true;
         self.recover = Some(self.snd_max - 1);
+        if self.cfg.recover_guard_all {
+            self.fr_guard = Some(self.snd_max);
+        }
         if style != RecoveryStyle::None {
             self.cc_fast_recovery = true;
             self.recovery_credits = self.dupacks as u64 * self.eff_mss;

@@ -12,7 +12,8 @@
 //! - `sack`: RFC 6675 SACK scoreboard recovery;
 //! - `rack-tlp`: RFC 8985 time-based loss detection and tail-loss probes.
 //!
-//! Parameters (`[tcp] lr_params`, see `params.rs`): only `rack-tlp` has any (`rack_tlp::Config`).
+//! Parameters (`[tcp] lr_params`, see `params.rs`): `rack-tlp` (`rack_tlp::Config`) and `sack`
+//! (`sack::Config`: the rescue retransmission).
 //!
 //! PRR (RFC 6937) is not a plug-in but a sending rule the sender applies during any plug-in's
 //! fast recovery when `TcpConfig::prr` is set (see `prr.rs`).
@@ -233,7 +234,7 @@ fn dispatch(name: &str, w: &mut Walk<'_>) -> Option<SimResult<Box<dyn LossRecove
     Some(match name {
         "dupack" | "rfc5681" => mk(w, |_: NoParams| dupack::DupAck),
         "newreno" => mk(w, |_: NoParams| newreno::NewRenoRecovery),
-        "sack" => mk(w, |_: NoParams| sack::Sack::default()),
+        "sack" => mk(w, sack::Sack::new),
         "rack-tlp" | "rack" => mk(w, rack_tlp::RackTlp::new),
         _ => return None,
     })

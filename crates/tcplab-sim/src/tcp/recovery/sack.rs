@@ -23,16 +23,45 @@
 //! sequence number, which is equivalent for whole-segment retransmissions.
 
 use super::{LossRecovery, Partial, PhaseEnd, SenderView};
+use crate::tcp::params::{Tunable, Walk};
 use crate::tcp::scoreboard::Scoreboard;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// NextSeg rule 4, the rescue retransmission (RFC 6675 section 4: a MAY). ns-2's Sack1
+    /// (scoreboard.cc) and Linux have none.
+    pub rescue: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { rescue: true }
+    }
+}
+
+/// `[tcp] lr_params` of sack: `rescue`.
+impl Tunable for Config {
+    fn walk(&mut self, w: &mut Walk<'_>) {
+        w.flag("rescue", &mut self.rescue);
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Sack {
+    pub cfg: Config,
     /// RescueRxt of NextSeg rule 4.
     rescue_rxt: Option<u64>,
     recovery_point: u64,
 }
 
 impl Sack {
+    pub fn new(cfg: Config) -> Self {
+        Sack {
+            cfg,
+            ..Sack::default()
+        }
+    }
+
     fn mark(&self, v: &SenderView, sb: &mut Scoreboard) {
         sb.mark_lost_by_sack(v.dupthresh, v.mss);
     }
@@ -91,7 +120,7 @@ impl LossRecovery for Sack {
             }
         }
         // Rule 4: one rescue retransmission per recovery, of the highest unSACKed segment.
-        if self.rescue_rxt.is_none_or(|r| v.snd_una > r) {
+        if self.cfg.rescue && self.rescue_rxt.is_none_or(|r| v.snd_una > r) {
             let i = sb.last_unsacked()?;
             if sb.get(i).is_some_and(|s| !s.retransmitted && !s.lost) {
                 self.rescue_rxt = Some(self.recovery_point);
