@@ -96,6 +96,8 @@ def main() -> int:
     if len(results) >= 6:
         speedup = results[-2]["wall_s"] / results[-1]["wall_s"]
         print(f"ratio: run_many speed-up with all cores: {speedup:.2f}")
+    sweep = ROOT / "bench" / "sweep_bench.py"
+    subprocess.run([sys.executable, str(sweep)], cwd=ROOT, check=True)
     extra = ROOT / "bench" / "extra.py"
     if extra.exists():
         subprocess.run([sys.executable, str(extra)], cwd=ROOT, check=True)

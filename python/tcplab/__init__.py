@@ -16,11 +16,25 @@ from typing import TYPE_CHECKING, Any
 from tcplab import errors
 from tcplab._core import __version__
 from tcplab.api import Result, Scenario, run, run_many
+from tcplab.frames import flatten_summary, results_frame
+from tcplab.sweep import Store, Sweep
 
 if TYPE_CHECKING:
     from tcplab import models
 
-__all__ = ["Scenario", "Result", "run", "run_many", "errors", "models", "__version__"]
+__all__ = [
+    "Scenario",
+    "Result",
+    "run",
+    "run_many",
+    "Sweep",
+    "Store",
+    "results_frame",
+    "flatten_summary",
+    "errors",
+    "models",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,14 +16,18 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-import numpy as np
-import pandas as pd
 import tomli_w
 
 from tcplab import _core
 from tcplab import errors as _errors
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# numpy and pandas are imported where they are used: `tcplab --help` and a store lookup
+# should not pay for them.
 
 __all__ = ["Scenario", "Result", "run", "run_many", "ScenarioLike"]
 
@@ -36,7 +40,7 @@ def _json_default(obj: Any) -> Any:
         return obj.isoformat()
     if isinstance(obj, os.PathLike):
         return os.fspath(obj)
-    if isinstance(obj, np.generic):
+    if hasattr(obj, "item") and type(obj).__module__ == "numpy":  # a numpy scalar
         return obj.item()
     raise TypeError(f"value {obj!r} of type {type(obj).__name__} cannot be used in a scenario")
 
@@ -224,6 +228,9 @@ def _element_index(items: list[Any], key: str, path: str, where: str) -> int:
 
 
 def _frame(columns: Mapping[str, tuple[str, Any]]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     data: dict[str, Any] = {}
     for name, (dtype, payload) in columns.items():
         if dtype == "str":
@@ -338,6 +345,8 @@ class Result:
         summary = json.loads((src / "summary.json").read_text())
         scenario_file = src / "scenario.json"
         scenario = json.loads(scenario_file.read_text()) if scenario_file.exists() else {}
+        import pandas as pd
+
         traces = {p.stem: pd.read_parquet(p) for p in sorted(src.glob("*.parquet"))}
         return cls(scenario=scenario, summary=summary, traces=traces)
 

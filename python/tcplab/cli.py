@@ -4,6 +4,9 @@
     tcplab validate FILE [--set key=value ...]
     tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
     tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]
+    tcplab sweep FILE --grid PATH=VALUES ... --seeds 1..N --store DIR [--scheduler ...]
+    tcplab results DIR [--sql QUERY] [--csv | --json]
+    tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx]
     tcplab variants [--json]
     tcplab version
     tcplab model ...     (tcplab.models.cli, when present)
@@ -337,6 +340,9 @@ def _mount(name: str, module: str) -> None:
     app.add_typer(sub.app, name=name)
 
 
+from tcplab.sweep.cli import register as _register_sweep  # noqa: E402
+
+_register_sweep(app)
 _mount("model", "tcplab.models.cli")
 _mount("study", "tcplab.studies.cli")
 _mount("testbed", "tcplab.testbed.cli")

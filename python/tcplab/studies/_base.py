@@ -32,9 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
+
+from tcplab.frames import flatten_summary
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
     from tcplab import Result, Scenario
@@ -177,31 +179,6 @@ def seed_list(seeds: int | Sequence[int]) -> list[int]:
     return out
 
 
-def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The nested run summary as flat columns: ``apps.<name>.<key>``,
-    ``connections.<name>.<end>.<key>``, ``links.<name>.<dir>.<key>`` and top-level scalars."""
-    flat: dict[str, Any] = {}
-    for k, v in summary.items():
-        if isinstance(v, str | int | float | bool) or v is None:
-            flat[k] = v
-    for app in summary.get("apps", []):
-        for k, v in app.items():
-            if k != "name":
-                flat[f"apps.{app.get('name')}.{k}"] = v
-    for conn in summary.get("connections", []):
-        for k, v in conn.items():
-            if isinstance(v, Mapping):
-                for kk, vv in v.items():
-                    flat[f"connections.{conn.get('name')}.{k}.{kk}"] = vv
-            elif k != "name":
-                flat[f"connections.{conn.get('name')}.{k}"] = v
-    for link in summary.get("links", []):
-        for d in ("ab", "ba"):
-            for k, v in (link.get(d) or {}).items():
-                flat[f"links.{link.get('name')}.{d}.{k}"] = v
-    return flat
-
-
 def _jsonable(v: Any) -> Any:
     if isinstance(v, np.generic):
         v = v.item()
@@ -321,32 +298,53 @@ class Study:
         out: str | os.PathLike[str] | None = None,
         progress: bool = False,
         options: Mapping[str, Any] | None = None,
+        store: str | os.PathLike[str] | None = None,
+        scheduler: str | None = None,
     ) -> StudyResult:
         """Run the study over `seeds` (a count N = seeds 1..N, or a list; default
         `default_seeds`) on `jobs` threads (default: one per CPU), analyse it and, with `out`,
         write the report there. `progress` shows a progress bar (rich, on stderr). `options`
-        sets the study's own options (`Study.options`)."""
-        import tcplab
+        sets the study's own options (`Study.options`).
+
+        With `store` (a directory) every run's row is kept in a results store as it finishes
+        and a rerun computes only what the store lacks (an interrupted study resumes);
+        `scheduler` runs the simulations on a Dask cluster (``local:N`` or
+        ``tcp://HOST:PORT``), with the same rows as here."""
+        from tcplab.sweep.execute import execute, parse_scheduler
 
         t0 = time.perf_counter()
         opts = self.resolve_options(options)
         self.check_options(opts)
+        parse_scheduler(scheduler)
         seeds_ = seed_list(self.default_seeds if seeds is None else seeds)
         plan = self.scenarios(seeds_)
-        rows: list[dict[str, Any]] = []
+        tasks = self._tasks(plan)
+        maker = _StudyRows(self, {case.key: case for case, _, _ in plan})
         kept: dict[str, Result] = {}
-        chunk = max(8, 4 * (jobs or os.cpu_count() or 1))
-        with _progress(progress) as bar:
-            task = bar.add_task(f"{self.name}: simulating", total=len(plan))
-            for start in range(0, len(plan), chunk):
-                part = plan[start : start + chunk]
-                results = tcplab.run_many([sc for _, _, sc in part], jobs=jobs)
-                for (case, seed, _), r in zip(part, results, strict=True):
-                    rows.append(self._row(case, seed, r))
-                    if case.traces and case.key not in kept:  # its first seed: traced
-                        kept[case.key] = r
-                bar.advance(task, len(part))
-        runs = pd.DataFrame(rows)
+        label = f"{self.name}: simulating"
+        if store is None:
+            rows: dict[str, dict[str, Any]] = {}
+
+            def sink(done: list[tuple[Any, dict[str, Any], Any]]) -> None:
+                for task, row, result in done:
+                    rows[task.run_id] = row
+                    if result is not None:
+                        kept[task.labels["case"]] = result
+
+            execute(
+                tasks,
+                maker,
+                sink,
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=progress,
+                description=label,
+            )
+            import pandas as pd
+
+            runs = pd.DataFrame([rows[t.run_id] for t in tasks]).drop(columns=["run_id"])
+        else:
+            runs, kept = self._run_into_store(store, tasks, maker, jobs, scheduler, progress)
         res = StudyResult(
             study=self,
             seeds=seeds_,
@@ -361,6 +359,68 @@ class Study:
         if out is not None:
             res.write(out, progress=progress)
         return res
+
+    def _tasks(self, plan: list[tuple[Case, int, Scenario]]) -> list[Any]:
+        from tcplab.sweep import run_id, scenario_key
+        from tcplab.sweep.execute import Task
+
+        keys: dict[str, str] = {}
+        tasks = []
+        for i, (case, seed, sc) in enumerate(plan):
+            if case.key not in keys:
+                keys[case.key] = scenario_key(sc.to_dict(normalized=True))
+            first = i == 0 or plan[i - 1][0].key != case.key
+            tasks.append(
+                Task(
+                    run_id(keys[case.key], seed, case.key),
+                    seed,
+                    {"case": case.key},
+                    sc._json,
+                    keep=case.traces and first,
+                )
+            )
+        return tasks
+
+    def _run_into_store(
+        self,
+        path: str | os.PathLike[str],
+        tasks: list[Any],
+        maker: Any,
+        jobs: int | None,
+        scheduler: str | None,
+        progress: bool,
+    ) -> tuple[Any, dict[str, Result]]:
+        from tcplab import Result
+        from tcplab.sweep import Store, rows_of, run_tasks, scenario_key
+
+        st = Store(path)
+        base = self.scenario().to_dict(normalized=True)
+        params = sorted({k for t in tasks for k in maker.cases[t.labels["case"]].params})
+        with st.open_for_writing(
+            kind=f"study:{self.name}",
+            base=base,
+            base_hash=scenario_key(base),
+            grid_paths=["group", "variant", *params],
+        ) as writer:
+            have = st.run_ids()
+            traces = st.path / "traces"
+            todo = [
+                t
+                for t in tasks
+                if t.run_id not in have or (t.keep and not (traces / t.run_id).exists())
+            ]
+            run_tasks(
+                todo,
+                maker,
+                writer,
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=progress,
+                description=f"{self.name}: simulating",
+            )
+        runs = rows_of(st, tasks).drop(columns=["run_id"])
+        kept = {t.labels["case"]: Result.from_dir(traces / t.run_id) for t in tasks if t.keep}
+        return runs, kept
 
     def _row(self, case: Case, seed: int, r: Result) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -388,6 +448,28 @@ class Study:
                 {"name": o.name, "default": o.default, "help": o.help} for o in self.options
             ],
         }
+
+
+class _StudyRows:
+    """A study's row maker (see `tcplab.sweep.execute.RowMaker`): the run's Result, then
+    `Study._row`; the Result itself for the runs whose traces the study keeps."""
+
+    def __init__(self, study: Study, cases: Mapping[str, Case]) -> None:
+        self.study = study
+        self.cases = dict(cases)
+
+    def __call__(self, task: Any, summary_json: str, tables: Mapping[str, Any]) -> Any:
+        from tcplab import _core
+        from tcplab.api import Result, _frame
+
+        r = Result(
+            scenario=json.loads(_core.validate(task.scenario)),
+            summary=json.loads(summary_json),
+            traces={name: _frame(cols) for name, cols in tables.items()},
+        )
+        row = self.study._row(self.cases[task.labels["case"]], task.seed, r)
+        row["run_id"] = task.run_id
+        return row, (r if task.keep else None)
 
 
 class _NoBar:

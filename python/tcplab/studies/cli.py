@@ -2,10 +2,15 @@
 
     tcplab study --list
     tcplab study NAME [--seeds N] [--jobs N] [--out DIR] [--json] [--option NAME=VALUE ...]
+                      [--store DIR] [--scheduler local:N | tcp://HOST:PORT]
     tcplab study sarkar2022 --testbed [--testbed-seeds N] [--testbed-budget S]
 
 Running prints the study's main table and findings (or, with ``--json``, summary.json's
 content on stdout) and the path of the report. A progress bar shows on stderr.
+
+``--store DIR`` keeps every run's row in a results store as it finishes (query it with
+``tcplab results DIR``); run again, the study computes only what the store lacks, so an
+interrupted study resumes. ``--scheduler`` runs the simulations on a Dask cluster.
 
 ``--option NAME=VALUE`` sets one of the study's own options (``--list --json`` shows them);
 ``--testbed``, ``--testbed-seeds`` and ``--testbed-budget`` are the options ``testbed``,
@@ -20,6 +25,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from tcplab.errors import TcplabError
 
 from . import UnknownStudyError, get, studies
 
@@ -101,6 +108,23 @@ def study(
             show_default=False,
         ),
     ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            file_okay=False,
+            help="Keep the runs in this results store; a rerun computes only what it lacks.",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT.",
+            show_default=False,
+        ),
+    ] = None,
     testbed: Annotated[
         bool,
         typer.Option(
@@ -157,7 +181,23 @@ def study(
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_USER_ERROR) from None
     outdir = out if out is not None else Path("out") / st.name
-    res = st.run(seeds=seeds, jobs=jobs, out=outdir, progress=not as_json, options=opts)
+    try:
+        res = st.run(
+            seeds=seeds,
+            jobs=jobs,
+            out=outdir,
+            progress=not as_json,
+            options=opts,
+            store=store,
+            scheduler=scheduler,
+        )
+    except TcplabError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+    except KeyboardInterrupt:
+        msg = "; the runs that finished are in the store: run again to resume" if store else ""
+        typer.echo(f"interrupted{msg}", err=True)
+        raise typer.Exit(130) from None
     if as_json:
         summary = json.loads((outdir / "summary.json").read_text())
         summary["report"] = str(res.report_path)

@@ -1,0 +1,250 @@
+"""``tcplab sweep``, ``tcplab results`` and ``tcplab plot`` (added to the main command).
+
+tcplab sweep FILE --grid PATH=VALUES [--grid ...] [--zip] --seeds 1..20 --store DIR
+             [--jobs N] [--scheduler local:N | tcp://HOST:PORT] [--set PATH=VALUE] [--json]
+tcplab results DIR [--sql "SELECT ..."] [--csv | --json]
+tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--where COND] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from tcplab import errors
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+StoreArg = Annotated[
+    Path,
+    typer.Argument(file_okay=False, help="A results store directory.", show_default=False),
+]
+
+
+def _fail(err: BaseException) -> typer.Exit:
+    typer.echo(f"error: {err}", err=True)
+    for note in getattr(err, "__notes__", ()):
+        typer.echo(f"  ({note})", err=True)
+    return typer.Exit(EXIT_USER_ERROR)
+
+
+def _open_store(path: Path) -> Any:
+    from .store import Store
+
+    st = Store(path)
+    if not st.exists():
+        raise _fail(
+            errors._make(
+                errors.InvalidValueError,
+                f"{path}: no tcplab store here (a store is made by tcplab sweep ... --store DIR)",
+                field="DIR",
+                value=str(path),
+            )
+        )
+    return st
+
+
+def sweep_cmd(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="Base scenario (TOML); its optional [sweep] table gives grid, seeds and zip.",
+            show_default=False,
+        ),
+    ],
+    grid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            metavar="PATH=VALUES",
+            help="An axis: PATH=V1,V2,... or PATH=LO..HI:N (linear) or PATH=LO..HI:Nlog. "
+            "Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            "--seeds",
+            help="Seeds: 1..20, 1,2,5, or N for 1..N (default: the file's [sweep], else 1).",
+            show_default=False,
+        ),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            file_okay=False,
+            help="The results store (created if absent).",
+            show_default=False,
+        ),
+    ] = None,
+    zip_: Annotated[
+        bool, typer.Option("--zip", help="Pair the axes element-wise instead of the product.")
+    ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Threads (default: one per CPU).", show_default=False
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running "
+            "Dask scheduler). Default: this process.",
+            show_default=False,
+        ),
+    ] = None,
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            "-s",
+            metavar="KEY=VALUE",
+            help="Override a field of the base scenario. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was run as JSON (no progress bar).")
+    ] = False,
+) -> None:
+    """Run a grid of scenarios x seeds into a resumable results store."""
+    from tcplab.cli import parse_assignment
+
+    from . import Sweep
+    from .grid import parse_axis
+
+    if store is None:
+        typer.echo("error: --store DIR is required: the directory that keeps the rows", err=True)
+        raise typer.Exit(EXIT_USER_ERROR)
+    try:
+        axes = [parse_axis(g) for g in grid or []]
+        overrides = dict(parse_assignment(a) for a in assignments or [])
+        sw = Sweep.from_toml(
+            file, grid=axes, seeds=seeds, zip=True if zip_ else None, overrides=overrides
+        )
+        out = sw.run(store=store, scheduler=scheduler, jobs=jobs, progress=not as_json)
+    except errors.TcplabError as e:
+        raise _fail(e) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            "interrupted: the runs that finished are in the store; run again to resume", err=True
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    info = {
+        "store": str(store),
+        "runs": out.total,
+        "computed": out.computed,
+        "reused": out.reused,
+        "points": len(sw.points),
+        "seeds": len(sw.seeds),
+        "seconds": round(out.seconds, 3),
+    }
+    if as_json:
+        typer.echo(json.dumps(info, indent=2))
+    else:
+        typer.echo(
+            f"{out.total} runs ({len(sw.points)} points x {len(sw.seeds)} seeds): "
+            f"{out.computed} computed, {out.reused} already in {store}, {out.seconds:.2f} s"
+        )
+
+
+def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
+    if as_csv:
+        sys.stdout.write(df.to_csv(index=False))
+        return
+    if as_json:
+        typer.echo(df.to_json(orient="records", indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from tcplab.report.html import fmt_number
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(120, 16 * len(df.columns)))
+    table = Table(title_justify="left")
+    for col in df.columns:
+        table.add_column(str(col), justify="right")
+    for row in df.itertuples(index=False):
+        table.add_row(*(fmt_number(v) if not isinstance(v, str) else v for v in row))
+    console.print(table)
+
+
+def results_cmd(
+    directory: StoreArg,
+    sql: Annotated[
+        str | None,
+        typer.Option("--sql", help="A DuckDB query over the table runs.", show_default=False),
+    ] = None,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records.")] = False,
+) -> None:
+    """Print a store's rows: a query's, or per grid point the mean and 95 % CI over seeds."""
+    from .summary import store_summary
+
+    if as_csv and as_json:
+        typer.echo("error: --csv and --json: choose one output format", err=True)
+        raise typer.Exit(EXIT_USER_ERROR)
+    st = _open_store(directory)
+    try:
+        df = st.sql(sql) if sql else store_summary(st)
+    except errors.TcplabError as e:
+        raise _fail(e) from None
+    _print_frame(df, as_csv=as_csv, as_json=as_json)
+
+
+def plot_cmd(
+    directory: StoreArg,
+    x: Annotated[str, typer.Option("--x", help="Column on the x axis (a grid path).")],
+    y: Annotated[str, typer.Option("--y", help="Column on the y axis (a summary column).")],
+    hue: Annotated[
+        str | None,
+        typer.Option("--hue", help="One line per value of this column.", show_default=False),
+    ] = None,
+    logx: Annotated[bool, typer.Option("--logx", help="Logarithmic x axis.")] = False,
+    logy: Annotated[bool, typer.Option("--logy", help="Logarithmic y axis.")] = False,
+    where: Annotated[
+        str | None,
+        typer.Option(
+            "--where", help="Keep the rows meeting a DuckDB condition.", show_default=False
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Figure file (.png; an .svg is written beside it). Default: DIR/plots/<y>.png",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw a store's mean and 95 % CI over seeds of a column against a grid path."""
+    from .summary import plot_store
+
+    st = _open_store(directory)
+    target = out if out is not None else directory / "plots" / f"{y}.png"
+    try:
+        paths = plot_store(st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target)
+    except errors.TcplabError as e:
+        raise _fail(e) from None
+    typer.echo(f"wrote {paths['png']} and {paths['svg']}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("sweep")(sweep_cmd)
+    app.command("results")(results_cmd)
+    app.command("plot")(plot_cmd)

@@ -1,0 +1,333 @@
+"""Running many runs: in this process through the core's thread pool, or on a Dask cluster.
+
+Both executors run batches of `Task`s through ``tcplab._core.run_many`` and turn each finished
+run into a row with the same function (a `RowMaker`), so the rows are identical, bit for bit,
+whichever executor made them. Batches are sized from the measured time per run: about half a
+second each locally (so Ctrl-C is noticed within a second) and a few seconds each on a cluster
+(so scheduling costs little).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tcplab import _core
+from tcplab import errors as _errors
+
+__all__ = [
+    "Task",
+    "RowMaker",
+    "flat_row",
+    "run_batch",
+    "execute",
+    "parse_scheduler",
+    "progress_bar",
+]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run: its id, seed, the columns that say where in the grid it is, and the scenario
+    as the core's JSON. `keep` asks for the run's full Result (traces) besides its row."""
+
+    run_id: str
+    seed: int
+    labels: Mapping[str, Any]
+    scenario: str
+    keep: bool = False
+
+
+class RowMaker(Protocol):
+    """Turns a finished run into a row (and, for a kept task, its Result). Must pickle."""
+
+    def __call__(self, task: Task, summary_json: str, tables: Mapping[str, Any]) -> Any: ...
+
+
+def flat_row(task: Task, summary_json: str, tables: Mapping[str, Any]) -> tuple[dict, None]:
+    """A sweep's row: run_id, seed, the grid columns and the flattened summary."""
+    from tcplab.frames import flatten_summary
+
+    flat = flatten_summary(json.loads(summary_json))
+    clash = [k for k in task.labels if k in flat]
+    for k in clash:  # a grid path that is also a summary column: the summary's is renamed
+        flat[f"result.{k}"] = flat.pop(k)
+    row: dict[str, Any] = {"run_id": task.run_id, "seed": task.seed, **task.labels}
+    row.update(flat)
+    row["seed"] = task.seed
+    return row, None
+
+
+def error_row(task: Task, err: BaseException) -> dict[str, Any]:
+    row: dict[str, Any] = {"run_id": task.run_id, "seed": task.seed}
+    row.update(task.labels)
+    row["error"] = f"{type(err).__name__}: {err}"
+    return row
+
+
+def run_batch(maker: RowMaker, tasks: Sequence[Task], jobs: int | None) -> list[tuple[dict, Any]]:
+    """Run `tasks` (in parallel in Rust, GIL released) and make their rows. A run that fails
+    gives a row with an ``error`` column: it is stored, so it is not retried forever."""
+    outputs = _core.run_many([t.scenario for t in tasks], jobs)
+    done: list[tuple[dict, Any]] = []
+    for task, out in zip(tasks, outputs, strict=True):
+        if isinstance(out, BaseException):
+            done.append((error_row(task, out), None))
+        else:
+            done.append(maker(task, *out))
+    return done
+
+
+def parse_scheduler(spec: str | None) -> tuple[str, Any]:
+    """``None`` (this process), ``local:N`` (a Dask LocalCluster of N worker processes) or
+    ``tcp://HOST:PORT`` (an existing Dask scheduler) -> (kind, argument)."""
+    allowed = "local:N (N worker processes) or tcp://HOST:PORT (a running Dask scheduler)"
+    if spec is None or spec == "":
+        return "inprocess", None
+    if spec.startswith("local:"):
+        n = spec.removeprefix("local:")
+        if not n.isdigit() or int(n) < 1:
+            raise _errors._make(
+                _errors.InvalidValueError,
+                f"--scheduler: invalid value {spec!r}: N must be a positive integer; "
+                f"allowed: {allowed}",
+                field="scheduler",
+                value=spec,
+                allowed=allowed,
+            )
+        return "local", int(n)
+    if spec.startswith(("tcp://", "tls://")):
+        return "remote", spec
+    raise _errors._make(
+        _errors.InvalidValueError,
+        f"--scheduler: invalid value {spec!r}; allowed: {allowed}",
+        field="scheduler",
+        value=spec,
+        allowed=allowed,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Progress
+
+
+def progress_bar(enabled: bool, description: str, total: int) -> Any:
+    """A rich progress bar on stderr with runs/s and the time left (a no-op if disabled)."""
+    if not enabled:
+        return _NoBar()
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(
+                "" if speed is None else f"{speed:,.0f} runs/s", style="progress.data.speed"
+            )
+
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+        speed_estimate_period=10.0,
+    )
+    return _Bar(bar, description, total)
+
+
+class _NoBar:
+    def advance(self, n: int) -> None:
+        pass
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        pass
+
+
+class _Bar:
+    def __init__(self, progress: Any, description: str, total: int) -> None:
+        self.progress = progress
+        self.description = description
+        self.total = total
+
+    def __enter__(self) -> _Bar:
+        self.progress.__enter__()
+        self.task = self.progress.add_task(self.description, total=self.total)
+        return self
+
+    def advance(self, n: int) -> None:
+        self.progress.advance(self.task, n)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+
+# ----------------------------------------------------------------------------------------------
+# Executors
+
+Sink = Callable[[list[tuple[Task, dict, Any]]], None]
+
+
+@dataclass
+class _Sizer:
+    """Batch sizes from the measured seconds per run: aim at `target` seconds per batch."""
+
+    target: float
+    lo: int
+    hi: int = 5000
+    per_run: float | None = None
+    _times: list[float] = field(default_factory=list)
+
+    def size(self) -> int:
+        if self.per_run is None:
+            return self.lo
+        return max(self.lo, min(self.hi, int(self.target / max(self.per_run, 1e-7))))
+
+    def record(self, n: int, seconds: float) -> None:
+        if n:
+            x = seconds / n
+            self.per_run = x if self.per_run is None else 0.5 * (self.per_run + x)
+
+
+def _batches(tasks: Sequence[Task], sizer: _Sizer) -> Iterator[Sequence[Task]]:
+    i = 0
+    while i < len(tasks):
+        n = sizer.size()
+        yield tasks[i : i + n]
+        i += n
+
+
+def execute(
+    tasks: Sequence[Task],
+    maker: RowMaker,
+    sink: Sink,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    description: str = "simulating",
+) -> None:
+    """Run every task and hand the finished ones to `sink` (in batches, in no promised order).
+    A KeyboardInterrupt stops after the batch in hand (locally) or cancels what is in flight
+    (on a cluster); what `sink` received is kept."""
+    kind, arg = parse_scheduler(scheduler)
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    with progress_bar(progress, description, len(tasks)) as bar:
+        if kind == "inprocess":
+            _execute_here(tasks, maker, sink, jobs, bar)
+        else:
+            _execute_dask(tasks, maker, sink, kind, arg, bar)
+
+
+def _execute_here(
+    tasks: Sequence[Task], maker: RowMaker, sink: Sink, jobs: int | None, bar: Any
+) -> None:
+    threads = jobs or os.cpu_count() or 1
+    sizer = _Sizer(target=0.5, lo=2 * threads)
+    for batch in _batches(tasks, sizer):
+        t0 = time.perf_counter()
+        done = run_batch(maker, batch, jobs)
+        sizer.record(len(batch), time.perf_counter() - t0)
+        sink([(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)])
+        bar.advance(len(batch))
+
+
+def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]]:
+    # One run at a time per Dask thread: the cluster's threads and processes are the pool.
+    return run_batch(maker, tasks, 1)
+
+
+def _execute_dask(
+    tasks: Sequence[Task], maker: RowMaker, sink: Sink, kind: str, arg: Any, bar: Any
+) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise _errors._make(
+            _errors.InvalidValueError,
+            "--scheduler needs dask.distributed: pip install 'dask[distributed]'",
+            field="scheduler",
+        ) from None
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = None
+    try:
+        if kind == "local":
+            cluster = LocalCluster(
+                n_workers=arg,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(arg, timeout="10s")
+            except OSError as e:
+                raise _errors._make(
+                    _errors.InvalidValueError,
+                    f"--scheduler: cannot reach the Dask scheduler at {arg}: {e}",
+                    field="scheduler",
+                    value=arg,
+                ) from None
+        with client:
+            workers = max(1, sum(client.nthreads().values()))
+            # A pilot batch on the cluster measures the time per run; then about 4 s batches,
+            # at least 4 per worker thread so that the load spreads.
+            pilot = list(tasks[: max(1, min(len(tasks), 2 * workers))])
+            t0 = time.perf_counter()
+            futures = [
+                client.submit(_dask_batch, maker, pilot[i::workers], pure=False)
+                for i in range(min(workers, len(pilot)))
+            ]
+            submitted = {f.key: list(pilot[i::workers]) for i, f in enumerate(futures)}
+            in_flight = list(futures)
+            rest = tasks[len(pilot) :]
+            per_run = None
+            seq = as_completed(futures)
+            try:
+                for fut in seq:
+                    done = fut.result()
+                    batch = submitted.pop(fut.key)
+                    if per_run is None:
+                        per_run = (time.perf_counter() - t0) * workers / max(1, len(pilot))
+                        size = max(1, min(5000, int(4.0 / max(per_run, 1e-7))))
+                        size = min(size, max(1, math.ceil(len(rest) / (4 * workers))))
+                        for i in range(0, len(rest), size):
+                            part = list(rest[i : i + size])
+                            f = client.submit(_dask_batch, maker, part, pure=False)
+                            submitted[f.key] = part
+                            in_flight.append(f)
+                            seq.add(f)
+                    sink([(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)])
+                    bar.advance(len(batch))
+            except BaseException:
+                client.cancel([f for f in in_flight if not f.done()])
+                raise
+    finally:
+        if cluster is not None:
+            cluster.close()
