@@ -24,13 +24,19 @@ build: $(STAMP)
 	  $(VENV)/bin/maturin develop --release -q --skip-install
 	cargo build --release -q -p tcplab-netem
 
-# The testbed's system tools (network namespaces, offload switches). Installed with apt when
-# running as root on Debian and missing; otherwise the testbed tests skip and say why.
+# The testbed's system tools (network namespaces, offload switches) and ns-2 (the conformance
+# suite). Installed with apt when running as root on Debian and missing; otherwise the tests
+# that need them skip and say why.
 sysdeps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	   ! (command -v ip && command -v ethtool && command -v sysctl) >/dev/null 2>&1; then \
 	  echo "installing iproute2 ethtool procps (testbed)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 ethtool procps >/dev/null; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v ns >/dev/null; then \
+	  echo "installing ns2 (the ns-2 conformance suite)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2 >/dev/null) || \
+	    echo "ns2 could not be installed: the ns-2 conformance tests will skip"; \
 	fi
 
 run: build

@@ -54,6 +54,32 @@ def run_many_figure(n: int) -> list[dict]:
     return rows
 
 
+def ns2_figures() -> list[dict]:
+    """ns-2.35 and tcplab on the conformance grid (320 runs of 60 s), where `ns` exists."""
+    import shutil
+
+    if shutil.which("ns") is None:
+        print("ns-2 vs tcplab: skipped (ns-2 is not installed: apt-get install -y ns2)")
+        return []
+    from tcplab.conformance import ns2
+
+    t = ns2.wall_times(ns2.FULL)
+    cmd = "python bench/run.py  (tcplab.conformance.ns2.wall_times(FULL), both on every core)"
+    rows = [
+        {"figure": "ns-2 conformance grid (320 x 60 s): ns-2.35", "wall_s": t["ns2_s"],
+         "command": cmd},
+        {"figure": "ns-2 conformance grid (320 x 60 s): tcplab", "wall_s": t["tcplab_s"],
+         "command": cmd},
+    ]  # fmt: skip
+    for r in rows:
+        print(f"{r['figure']:<52} {r['wall_s']:>9.4f}")
+        print(f"    command: {r['command']}")
+    print(
+        f"ratio: ns-2 wall time / tcplab wall time on that grid: {t['ns2_s'] / t['tcplab_s']:.1f}"
+    )
+    return rows
+
+
 def main() -> int:
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "tcplab-sim", "--example", "bench"],
@@ -96,6 +122,7 @@ def main() -> int:
     if len(results) >= 6:
         speedup = results[-2]["wall_s"] / results[-1]["wall_s"]
         print(f"ratio: run_many speed-up with all cores: {speedup:.2f}")
+    results.extend(ns2_figures())
     sweep = ROOT / "bench" / "sweep_bench.py"
     subprocess.run([sys.executable, str(sweep)], cwd=ROOT, check=True)
     extra = ROOT / "bench" / "extra.py"

@@ -12,6 +12,7 @@
     tcplab model ...     (tcplab.models.cli, when present)
     tcplab study ...     (tcplab.studies.cli, when present)
     tcplab testbed ...   (tcplab.testbed.cli: run FILE, cleanup; Linux and root)
+    tcplab conformance ns2 [--grid full|reduced]   (against ns-2.35, where `ns` is installed)
 
 A tcplab error (bad scenario, internal error) prints ``error: <message>`` on stderr and exits
 with status 2, without a traceback.
@@ -346,6 +347,7 @@ _register_sweep(app)
 _mount("model", "tcplab.models.cli")
 _mount("study", "tcplab.studies.cli")
 _mount("testbed", "tcplab.testbed.cli")
+_mount("conformance", "tcplab.conformance.cli")
 
 
 def main() -> None:

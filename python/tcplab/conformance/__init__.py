@@ -1,0 +1,1 @@
+"""Conformance suites: tcplab against reference implementations run live (ns-2)."""

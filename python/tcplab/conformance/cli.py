@@ -1,0 +1,131 @@
+"""``tcplab conformance ns2``: tcplab's ns2 profile against ns-2.35 on the chain grid.
+
+    tcplab conformance ns2 [--grid full|reduced] [--seeds N] [--jobs N] [--json] [--out DIR]
+                           [--set PATH=VALUE ...] [--ns-tcl TCL]
+
+``--set`` changes tcplab's scenarios (switch one of the profile's rules off:
+``--set tcp.recover_guard_all=false``); ``--ns-tcl`` runs Tcl in ns-2 before the agents are
+made (switch one of ns-2's defaults: ``--ns-tcl "Agent/TCP set tcpTick_ 0.001"``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="conformance",
+    help="Compare tcplab with a reference implementation run live (ns-2).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+EXIT_USER_ERROR = 2
+
+
+@app.command("ns2")
+def ns2_cmd(
+    grid: Annotated[
+        str, typer.Option("--grid", help="full (4 agents x 4 p x 2 RTTs) or reduced.")
+    ] = "full",
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--seeds", min=1, help="Seeds per cell (default: the grid's).", show_default=False
+        ),  # fmt: skip
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Parallel runs (default: one per CPU).", show_default=False
+        ),  # fmt: skip
+    ] = None,
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            "-s",
+            metavar="KEY=VALUE",
+            help="Change tcplab's scenarios. Repeatable.",
+            show_default=False,
+        ),  # fmt: skip
+    ] = None,
+    ns_tcl: Annotated[
+        str | None,
+        typer.Option(
+            "--ns-tcl", help="Tcl run in ns-2 before the agents are made.", show_default=False
+        ),  # fmt: skip
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            file_okay=False,
+            help="Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.",
+            show_default=False,
+        ),  # fmt: skip
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Run the chain grid in ns-2 and in tcplab and compare them cell by cell."""
+    from tcplab.cli import parse_assignment
+    from tcplab.errors import TcplabError
+
+    from . import ns2
+
+    try:
+        g = ns2.grid_named(grid, seeds)
+        ns2.find_ns()
+    except (ValueError, ns2.Ns2Unavailable) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+    overrides = dict(parse_assignment(a) for a in assignments or [])
+    try:
+        sim = ns2.run_tcplab(g, jobs=jobs, overrides=overrides or None)
+    except TcplabError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+    ref = ns2.run_ns2(g, jobs=jobs, extra_tcl=ns_tcl)
+    cells = ns2.compare(ref, sim)
+    summary = ns2.verdict(cells)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        cells.to_csv(out / "cells.csv", index=False)
+        ref.to_csv(out / "runs-ns2.csv", index=False)
+        sim.to_csv(out / "runs-tcplab.csv", index=False)
+        (out / "verdict.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if as_json:
+        typer.echo(json.dumps({"verdict": summary, "cells": cells.to_dict("records")}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"tcplab ns2 profile vs ns-2.35, {g.seeds} seeds per cell",
+                  title_justify="left")  # fmt: skip
+    heads = ["agent", "p", "delay ms", "ns-2 B/s", "tcplab B/s", "ratio", "rtx ns-2", "rtx",
+             "RTO ns-2", "RTO", "FR ns-2", "FR"]  # fmt: skip
+    for h in heads:
+        table.add_column(h, justify="left" if h == "agent" else "right")
+    for d in cells.to_dict("records"):
+        mark = "" if abs(d["ratio"] - 1) <= 0.05 else "[red]"
+        table.add_row(
+            d["agent"], f"{d['p']:g}", str(d["delay_ms"]), f"{d['ns2.goodput_Bps']:,.0f}",
+            f"{d['tcplab.goodput_Bps']:,.0f}", f"{mark}{d['ratio']:.3f}",
+            f"{d['ns2.retransmissions']:.1f}", f"{d['tcplab.retransmissions']:.1f}",
+            f"{d['ns2.timeouts']:.1f}", f"{d['tcplab.timeouts']:.1f}",
+            f"{d['ns2.fast_retransmits']:.1f}", f"{d['tcplab.fast_retransmits']:.1f}",
+        )  # fmt: skip
+    console = Console()
+    if not console.is_terminal:  # a pipe or a file: do not fold the table into 80 columns
+        console = Console(width=160)
+    console.print(table)
+    typer.echo(
+        f"goodput within 5 %: {summary['goodput_within_5pct']} of {summary['cells']} cells; "
+        f"mean |ratio - 1| {100 * summary['mean_abs_ratio_minus_1']:.1f} %, "
+        f"max {100 * summary['max_abs_ratio_minus_1']:.1f} %; retransmissions within 10 %: "
+        f"{summary['retransmissions_within_10pct']}; timeouts within 10 %: "
+        f"{summary['timeouts_within_10pct']}"
+    )
