@@ -866,7 +866,9 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
 /// Parameters of congestion-control algorithms that a profile sets unless the scenario does:
 /// (algorithm, parameter, value). `linux`: CUBIC with HyStart (tcp_cubic.c, `hystart = 1`) and
 /// Linux's constant Reno-friendly increase (`tcp_friendliness`) and W_cubic target at t plus
-/// the minimum RTT (`bictcp_update`).
+/// the minimum RTT (`bictcp_update`). `ns2`: NewReno's window after a full ACK is ssthresh
+/// (RFC 6582 option 2): ns-2.35's `NewRenoTcpAgent::recv` only clamps it to the data
+/// outstanding when `exit_recovery_fix_` is set, and that defaults to 0.
 pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, ParamValue)> {
     match profile {
         "linux" => vec![
@@ -874,6 +876,11 @@ pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, Pa
             ("cubic", "alpha_to_one", ParamValue::Bool(false)),
             ("cubic", "target_min_rtt", ParamValue::Bool(true)),
         ],
+        "ns2" => vec![(
+            "newreno",
+            "full_ack",
+            ParamValue::Choice("ssthresh".to_string()),
+        )],
         _ => Vec::new(),
     }
 }

@@ -42,6 +42,7 @@ server = "server"
 size = "400kB"
 [output]
 events = true
+trace = true
 "#,
         list.join(", ")
     ))
@@ -143,4 +144,35 @@ fn every_timeout_halves_ssthresh_in_ns2() {
     };
     assert_eq!(ssthresh_after_second_rto(""), 2000);
     assert!(ssthresh_after_second_rto("ssthresh_every_timeout = false") > 2000);
+}
+
+#[test]
+fn newreno_leaves_recovery_with_cwnd_at_ssthresh_in_ns2() {
+    // ns-2.35's NewReno sets no window at the full ACK (`exit_recovery_fix_` = 0): what remains
+    // is cwnd_ = ssthresh_ from the fast retransmit, RFC 6582's option (2). Option (1), the
+    // rfc profile's, clamps it to the data outstanding plus one packet: near the end of the
+    // 400-packet transfer (holes at packets 394 and 396) little is outstanding at the exit.
+    let cwnd_at_exit = |extra: &str| {
+        let tcp = format!("congestion_control = \"newreno\"\nloss_recovery = \"newreno\"\n{extra}");
+        let out = grid(&format!("{tcp}\n"), &[394, 396]);
+        let exit = events(&out)
+            .iter()
+            .find(|e| e.kind == "recovery_exit")
+            .expect("a recovery")
+            .time;
+        let t = out.table("trace").unwrap();
+        let (time, cwnd, ss) = (f64s(t, "time_s"), u64s(t, "cwnd"), u64s(t, "ssthresh"));
+        let i = (0..time.len()).find(|&i| time[i] >= exit).unwrap();
+        (cwnd[i], ss[i])
+    };
+    let (cwnd, ss) = cwnd_at_exit("");
+    assert_eq!(ss, 10 * PKT);
+    assert_eq!(cwnd, ss);
+    let (cwnd1, ss1) = cwnd_at_exit("cc_params = { full_ack = \"flight_plus_mss\" }");
+    assert_eq!(ss1, 10 * PKT);
+    assert_eq!(
+        cwnd1,
+        2 * PKT,
+        "option (1): max(flight, MSS) + MSS with nothing in flight"
+    );
 }
