@@ -27,8 +27,11 @@ if TYPE_CHECKING:
 
 #: (RTT ms, BER exponent, cc, lr) traced with their packet log. Claim (c)'s points at the
 #: lowest BER: the pair the paper calls worst, TCP NewReno beside it, and TahoeCC + DupAckED
-#: (our worst at 200 ms).
+#: (our worst at 200 ms, claim (a)); and claim (b)'s largest gaps at high BER: NewRenoED and
+#: SackED with NewRenoCC at 50 ms, BER 10^-4.5.
 MECHANISM_CASES: tuple[tuple[int, float, str, str], ...] = (
+    (50, -4.5, "newreno", "newreno"),
+    (50, -4.5, "newreno", "sack"),
     (200, -8.0, "reno", "newreno"),
     (200, -8.0, "newreno", "newreno"),
     (200, -8.0, "tahoe", "dupack"),
