@@ -13,7 +13,7 @@ use crate::tcp::cc::{self, CaRule};
 use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
-use crate::tcp::{LossBase, TcpConfig};
+use crate::tcp::{LossBase, RtoRestart, TcpConfig};
 use crate::time::Dur;
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
@@ -324,6 +324,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             cwnd_packets: false,
             ssthresh_every_timeout: false,
             recover_guard_all: false,
+            rto_restart: RtoRestart::Every,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -367,6 +368,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             cwnd_packets: false,
             ssthresh_every_timeout: false,
             recover_guard_all: false,
+            // RFC 6298 5.1.
+            rto_restart: RtoRestart::Never,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -444,6 +447,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // tcp_enter_loss lowers ssthresh once per loss episode.
             ssthresh_every_timeout: false,
             recover_guard_all: false,
+            // tcp_xmit_retransmit_queue (net/ipv4/tcp_output.c) re-arms on the head only.
+            rto_restart: RtoRestart::Head,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -514,6 +519,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // bug_fix_ true: dupack_action needs highest_ack_ > recover_ (tcp.cc, tcp-reno.cc,
             // tcp-newreno.cc).
             recover_guard_all: true,
+            // dupack_action/partialnewack_helper restart it; output() only starts it.
+            rto_restart: RtoRestart::Head,
         }),
         other => Err(SimError::invalid(
             path,
@@ -566,6 +573,7 @@ const TCP_KEYS: &[&str] = &[
     "cwnd_packets",
     "ssthresh_every_timeout",
     "recover_guard_all",
+    "rto_restart",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -764,6 +772,22 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     }
     if let Some(v) = get_bool(m, path, "cwnd_validation")? {
         c.cwnd_validation = v;
+    }
+    if let Some(v) = get_str(m, path, "rto_restart")? {
+        c.rto_restart = match v.as_str() {
+            "every" => RtoRestart::Every,
+            "head" => RtoRestart::Head,
+            "never" => RtoRestart::Never,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "rto_restart"),
+                    format!("{v:?}"),
+                    "\"every\" (every retransmission restarts the timer), \"head\" (a \
+                     retransmission of the first unacknowledged segment does) or \"never\" (RFC \
+                     6298 5.1)",
+                ))
+            }
+        };
     }
     if let Some(v) = get_str(m, path, "ssthresh_from")? {
         c.ssthresh_from = match v.as_str() {

@@ -329,21 +329,36 @@ fn after_a_timeout_a_single_duplicate_ack_does_not_restart_fast_recovery() {
 }
 
 #[test]
-fn the_retransmission_timer_is_rearmed_on_fast_retransmit() {
-    // The fast retransmission is lost: the timeout fires exactly one RTO (the RFC profile's
-    // 1 s minimum) after it, not after the original transmission or the last new ACK.
+fn the_retransmission_timer_follows_the_profiles_restart_rule() {
+    // The fast retransmission is lost. RFC 6298 5.1 (the rfc profile, `rto_restart = "never"`):
+    // the fast retransmit does not restart the running timer, so the timeout fires one RTO (the
+    // profile's 1 s minimum) after the last ACK of new data, which restarted it (5.3). With
+    // "head" (Linux, ns-2) or "every" (ns-3, Riverbed) it fires one RTO after the fast
+    // retransmit.
     for (cc, lr) in [
         ("reno", "dupack"),
         ("newreno", "newreno"),
         ("tahoe", "dupack"),
     ] {
-        let out = run(cc, lr, "", SIZE, &drops(&[(60, 1), (60, 2)]));
-        assert!(completed(&out));
-        let pk = packets(&out);
-        let s = sends_of(&pk, 60);
-        let (fr, rto) = (s[1], s[2]);
-        assert_eq!((fr.1, rto.1), (2, 3));
-        assert!(((rto.0 - fr.0) - 1.0).abs() < 1e-9, "{cc} {lr}: {s:?}");
+        for rule in ["never", "head", "every"] {
+            let extra = format!("rto_restart = \"{rule}\"\n");
+            let out = run(cc, lr, &extra, SIZE, &drops(&[(60, 1), (60, 2)]));
+            assert!(completed(&out));
+            let pk = packets(&out);
+            let s = sends_of(&pk, 60);
+            let (fr, rto) = (s[1], s[2]);
+            assert_eq!((fr.1, rto.1), (2, 3));
+            let last_new_ack = pk
+                .iter()
+                .find(|p| p.event == "recv" && p.from_end == 0 && p.ack == seg(60))
+                .expect("the ACK of segment 59")
+                .time;
+            let from = if rule == "never" { last_new_ack } else { fr.0 };
+            assert!(
+                ((rto.0 - from) - 1.0).abs() < 1e-9,
+                "{cc} {lr} {rule}: {s:?}, last new ACK {last_new_ack}"
+            );
+        }
     }
 }
 

@@ -38,6 +38,21 @@ use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
 use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
 
+/// Which retransmissions restart a running retransmission timer (a timeout always re-arms it,
+/// and an ACK of new data restarts it, RFC 6298 5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoRestart {
+    /// Every retransmission restarts it (ns-3's `TcpSocketBase`, Riverbed).
+    Every,
+    /// A retransmission of the first unacknowledged segment restarts it: Linux's
+    /// `tcp_xmit_retransmit_queue` re-arms when it resends the head of the retransmit queue;
+    /// ns-2's fast retransmit (`dupack_action` -> `reset_rtx_timer`) and NewReno's partial ACK
+    /// (`partialnewack_helper` -> `newtimer`) do, its other sends only start a stopped timer.
+    Head,
+    /// None does (RFC 6298 5.1: a transmission starts the timer only if it is not running).
+    Never,
+}
+
 /// Everything a stack profile sets. Profiles fill it; scenarios override fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -108,6 +123,8 @@ pub struct TcpConfig {
     /// RFC 6582 section 3.2 step 1 for every sender). Off: only after Tahoe's go-back-N and, up
     /// to the recovery point itself, after a timeout.
     pub recover_guard_all: bool,
+    /// Which retransmissions restart a running retransmission timer.
+    pub rto_restart: RtoRestart,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -1530,8 +1547,15 @@ impl Endpoint {
         ctx.log(self.conn, self.end, "retransmit", s.start, || {
             format!("len {} tx {}", s.data_len(), s.tx_count)
         });
-        // The timer is restarted on every retransmission (RFC 6298 5.1 and ns-3 behaviour).
-        self.restart_rto(ctx);
+        let restart = match self.cfg.rto_restart {
+            RtoRestart::Every => true,
+            RtoRestart::Head => s.start <= self.snd_una,
+            RtoRestart::Never => false,
+        };
+        // RFC 6298 5.1: a transmission starts the timer if it is not running.
+        if restart || !self.timers[TimerKind::Rto as usize].is_armed() {
+            self.restart_rto(ctx);
+        }
         if !probe && self.rec_timers {
             let v = self.view(ctx.now);
             self.rec.on_transmit(&v, &self.sb, false);
