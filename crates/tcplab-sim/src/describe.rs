@@ -11,7 +11,7 @@ use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
 use crate::scenario::{AppKind, Scenario};
 use crate::tcp::cc::{self, CaRule};
-use crate::tcp::{params, recovery, LossBase, RtoRestart};
+use crate::tcp::{params, recovery, LossBase, RtoRestart, SynLoss};
 use crate::topology::{path, routes};
 
 fn law(l: &Law) -> Value {
@@ -145,6 +145,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "ssthresh_every_timeout": t.ssthresh_every_timeout,
                 "recover_guard_all": t.recover_guard_all,
                 "rto_restart": match t.rto_restart { RtoRestart::Every => "every", RtoRestart::Head => "head", RtoRestart::Never => "never" },
+                "syn_loss": match t.syn_loss { SynLoss::Keep => "keep", SynLoss::One => "one", SynLoss::OneAfterTwo => "one_after_two", SynLoss::Timeout => "timeout" },
                 "ssthresh_from": match t.ssthresh_from { LossBase::Flight => "flight", LossBase::Cwnd => "cwnd", LossBase::Window => "window" },
                 "rto_initial_s": t.rto.initial.as_secs_f64(),
                 "rto_min_s": t.rto.min.as_secs_f64(),

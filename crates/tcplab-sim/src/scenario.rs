@@ -13,7 +13,7 @@ use crate::tcp::cc::{self, CaRule};
 use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
-use crate::tcp::{LossBase, RtoRestart, TcpConfig};
+use crate::tcp::{LossBase, RtoRestart, SynLoss, TcpConfig};
 use crate::time::Dur;
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
@@ -325,6 +325,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             ssthresh_every_timeout: false,
             recover_guard_all: false,
             rto_restart: RtoRestart::Every,
+            // Riverbed's rule is not documented: the initial window, as before.
+            syn_loss: SynLoss::Keep,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -370,6 +372,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             recover_guard_all: false,
             // RFC 6298 5.1.
             rto_restart: RtoRestart::Never,
+            // RFC 5681 section 3.1.
+            syn_loss: SynLoss::One,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -449,6 +453,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             recover_guard_all: false,
             // tcp_xmit_retransmit_queue (net/ipv4/tcp_output.c) re-arms on the head only.
             rto_restart: RtoRestart::Head,
+            // tcp_init_transfer (net/ipv4/tcp_input.c): total_retrans > 1.
+            syn_loss: SynLoss::OneAfterTwo,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -521,6 +527,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             recover_guard_all: true,
             // dupack_action/partialnewack_helper restart it; output() only starts it.
             rto_restart: RtoRestart::Head,
+            // TcpAgent::timeout on the SYN as on any packet.
+            syn_loss: SynLoss::Timeout,
         }),
         other => Err(SimError::invalid(
             path,
@@ -574,6 +582,7 @@ const TCP_KEYS: &[&str] = &[
     "ssthresh_every_timeout",
     "recover_guard_all",
     "rto_restart",
+    "syn_loss",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -772,6 +781,22 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     }
     if let Some(v) = get_bool(m, path, "cwnd_validation")? {
         c.cwnd_validation = v;
+    }
+    if let Some(v) = get_str(m, path, "syn_loss")? {
+        c.syn_loss = match v.as_str() {
+            "keep" => SynLoss::Keep,
+            "one" => SynLoss::One,
+            "one_after_two" => SynLoss::OneAfterTwo,
+            "timeout" => SynLoss::Timeout,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "syn_loss"),
+                    format!("{v:?}"),
+                    "\"keep\" (the initial window), \"one\" (RFC 5681 3.1), \"one_after_two\" \
+                     (Linux) or \"timeout\" (ns-2)",
+                ))
+            }
+        };
     }
     if let Some(v) = get_str(m, path, "rto_restart")? {
         c.rto_restart = match v.as_str() {

@@ -38,6 +38,22 @@ use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
 use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
 
+/// The window a sender starts with after its SYN or SYN-ACK timed out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SynLoss {
+    /// The initial window as if nothing was lost.
+    Keep,
+    /// One segment (RFC 5681 section 3.1: "MUST be one segment").
+    One,
+    /// One segment after more than one SYN retransmission, else the initial window (Linux's
+    /// `tcp_init_transfer`: `total_retrans > 1`, in light of RFC 6298's 1 s initial RTO).
+    OneAfterTwo,
+    /// ns-2's timeout rule, as for any packet: cwnd restarts at one segment and ssthresh is
+    /// half of min(cwnd, window), at least two segments (`TcpAgent::timeout` ->
+    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)` on each expiry).
+    Timeout,
+}
+
 /// Which retransmissions restart a running retransmission timer (a timeout always re-arms it,
 /// and an ACK of new data restarts it, RFC 6298 5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +141,8 @@ pub struct TcpConfig {
     pub recover_guard_all: bool,
     /// Which retransmissions restart a running retransmission timer.
     pub rto_restart: RtoRestart,
+    /// The window after this end's SYN or SYN-ACK timed out.
+    pub syn_loss: SynLoss,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -1009,6 +1027,7 @@ impl Endpoint {
     fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
         if self.syn_retransmitted {
             self.rto.reset_after_syn_timeout();
+            self.window_after_syn_loss(ctx);
         } else {
             // RFC 6298 allows the SYN exchange as the first RTT sample (Karn: only if the SYN
             // was not retransmitted).
@@ -1018,6 +1037,32 @@ impl Endpoint {
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
         }
         self.retries = 0;
+    }
+
+    /// The profile's window after this end's SYN or SYN-ACK timed out (`SynLoss`).
+    fn window_after_syn_loss(&mut self, ctx: &mut Ctx) {
+        let mss = self.eff_mss;
+        match self.cfg.syn_loss {
+            SynLoss::Keep => return,
+            SynLoss::One => self.ccs.cwnd = mss,
+            SynLoss::OneAfterTwo if self.stats.syn_retransmissions > 1 => self.ccs.cwnd = mss,
+            SynLoss::OneAfterTwo => return,
+            SynLoss::Timeout => {
+                // Each expiry halves min(cwnd, window); cwnd is one segment after the first.
+                let wnd = self.snd_wnd.max(mss);
+                let mut cwnd = self.ccs.cwnd;
+                for _ in 0..self.stats.syn_retransmissions {
+                    let half = (cwnd.min(wnd) / 2) / mss * mss;
+                    self.ccs.ssthresh = half.max(2 * mss);
+                    cwnd = mss;
+                }
+                self.ccs.cwnd = mss;
+            }
+        }
+        let (cwnd, ssthresh) = (self.ccs.cwnd, self.ccs.ssthresh);
+        ctx.log(self.conn, self.end, "syn_loss_window", 0, || {
+            format!("cwnd {cwnd} ssthresh {ssthresh}")
+        });
     }
 
     fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
