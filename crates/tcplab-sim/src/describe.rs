@@ -144,6 +144,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "cwnd_packets": t.cwnd_packets,
                 "ssthresh_every_timeout": t.ssthresh_every_timeout,
                 "recover_guard_all": t.recover_guard_all,
+                "rto_keeps_recovery_ssthresh": t.rto_keeps_recovery_ssthresh,
                 "rto_restart": match t.rto_restart { RtoRestart::Every => "every", RtoRestart::Head => "head", RtoRestart::Never => "never" },
                 "syn_loss": match t.syn_loss { SynLoss::Keep => "keep", SynLoss::One => "one", SynLoss::OneAfterTwo => "one_after_two", SynLoss::Timeout => "timeout" },
                 "ssthresh_from": match t.ssthresh_from { LossBase::Flight => "flight", LossBase::Cwnd => "cwnd", LossBase::Window => "window" },

@@ -5,6 +5,8 @@
 //! ([`rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run with [`run`], which
 //! returns a JSON summary and columnar tables ([`output::SimOutput`]).
 
+#![recursion_limit = "256"] // describe.rs builds the resolved TCP settings in one json! literal
+
 pub mod describe;
 pub mod engine;
 pub mod error;

@@ -327,6 +327,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rto_restart: RtoRestart::Every,
             // Riverbed's rule is not documented: the initial window, as before.
             syn_loss: SynLoss::Keep,
+            rto_keeps_recovery_ssthresh: false,
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -374,6 +375,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rto_restart: RtoRestart::Never,
             // RFC 5681 section 3.1.
             syn_loss: SynLoss::One,
+            rto_keeps_recovery_ssthresh: false,
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -455,6 +457,8 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rto_restart: RtoRestart::Head,
             // tcp_init_transfer (net/ipv4/tcp_input.c): total_retrans > 1.
             syn_loss: SynLoss::OneAfterTwo,
+            // tcp_enter_loss (net/ipv4/tcp_input.c): ssthresh only outside Recovery.
+            rto_keeps_recovery_ssthresh: true,
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -529,6 +533,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             rto_restart: RtoRestart::Head,
             // TcpAgent::timeout on the SYN as on any packet.
             syn_loss: SynLoss::Timeout,
+            rto_keeps_recovery_ssthresh: false,
         }),
         other => Err(SimError::invalid(
             path,
@@ -583,6 +588,7 @@ const TCP_KEYS: &[&str] = &[
     "recover_guard_all",
     "rto_restart",
     "syn_loss",
+    "rto_keeps_recovery_ssthresh",
 ];
 
 /// The classic variant names `[tcp] variant` accepts.
@@ -781,6 +787,9 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     }
     if let Some(v) = get_bool(m, path, "cwnd_validation")? {
         c.cwnd_validation = v;
+    }
+    if let Some(v) = get_bool(m, path, "rto_keeps_recovery_ssthresh")? {
+        c.rto_keeps_recovery_ssthresh = v;
     }
     if let Some(v) = get_str(m, path, "syn_loss")? {
         c.syn_loss = match v.as_str() {

@@ -169,3 +169,43 @@ fn minshall_sends_the_short_tail_at_once_where_rfc_nagle_waits_a_round_trip() {
     assert!(rfc - minshall > 0.040, "{rfc} vs {minshall}");
     assert_eq!(time("nagle = false"), minshall);
 }
+
+#[test]
+fn a_timeout_inside_fast_recovery_keeps_the_fast_retransmits_ssthresh() {
+    // Segment 100 and its fast retransmission are lost: the timeout fires inside the recovery
+    // phase. Linux (tcp_enter_loss in the Recovery state) keeps the ssthresh the fast
+    // retransmit set; RFC 5681 (the switch off) computes it again at the timeout, from cwnd
+    // here (ssthresh_from = "cwnd"), which recovery has left at the halved value.
+    let ssthresh_after = |extra: &str| {
+        let tcp = format!(
+            "profile = \"linux\"\ntimestamps = false\ncongestion_control = \"reno\"\n\
+             loss_recovery = \"dupack\"\n{extra}"
+        );
+        let data = drops(&[(100, 1), (100, 2)]);
+        let out = run_toml(&direct(
+            &tcp,
+            "",
+            400 * MSS,
+            &data,
+            "",
+            "events = true\ntrace = true",
+        ));
+        let ev = events(&out);
+        let fr = ev
+            .iter()
+            .find(|e| e.kind == "fast_retransmit")
+            .expect("FR")
+            .time;
+        let rto = ev.iter().find(|e| e.kind == "rto").expect("RTO").time;
+        let t = out.table("trace").unwrap();
+        let (time, ss) = (f64s(t, "time_s"), u64s(t, "ssthresh"));
+        let after = |x: f64| ss[(0..time.len()).find(|&i| time[i] > x).expect("a row")];
+        (after(fr), after(rto))
+    };
+    let (fr, rto) = ssthresh_after("");
+    assert_eq!(rto, fr, "kept");
+    let (fr_off, rto_off) = ssthresh_after("rto_keeps_recovery_ssthresh = false");
+    assert_eq!(fr_off, fr);
+    assert!(rto_off < fr, "computed again: {rto_off} vs {fr}");
+    assert_eq!(rto_off % MSS, 0, "whole segments");
+}

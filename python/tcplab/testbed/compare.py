@@ -334,8 +334,8 @@ def _seeds_defaulted() -> bool:
             ctx = importlib.import_module(mod).get_current_context(silent=True)
         except (ImportError, AttributeError):
             continue
-        if ctx is None:
-            return False
+        if ctx is None:  # a click installed beside typer's vendored one (dask brings it)
+            continue
         try:
             src = ctx.get_parameter_source("seeds")
         except (AttributeError, KeyError):

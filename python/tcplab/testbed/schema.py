@@ -363,6 +363,21 @@ def _tcp_stack(
             f"{t}.ssthresh_every_timeout = true: Linux lowers ssthresh once per loss episode "
             "(tcp_enter_loss)"
         )
+    if tcp.get("rto_restart", "head") != "head":
+        notes.append(
+            f"{t}.rto_restart = '{tcp['rto_restart']}': Linux re-arms the retransmission timer "
+            "when it resends the head of the retransmit queue (tcp_xmit_retransmit_queue)"
+        )
+    if tcp.get("syn_loss", "one_after_two") != "one_after_two":
+        notes.append(
+            f"{t}.syn_loss = '{tcp['syn_loss']}': Linux starts from one segment only after "
+            "more than one SYN or SYN-ACK retransmission (tcp_init_transfer)"
+        )
+    if not tcp.get("rto_keeps_recovery_ssthresh", True):
+        notes.append(
+            f"{t}.rto_keeps_recovery_ssthresh = false: a Linux timeout inside fast recovery "
+            "keeps the ssthresh the fast retransmit set (tcp_enter_loss)"
+        )
     if tcp.get("recover_guard_all"):
         notes.append(
             f"{t}.recover_guard_all = true: Linux has no ns-2 bug_fix_ guard; its recovery "

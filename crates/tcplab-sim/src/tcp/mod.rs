@@ -143,6 +143,11 @@ pub struct TcpConfig {
     pub rto_restart: RtoRestart,
     /// The window after this end's SYN or SYN-ACK timed out.
     pub syn_loss: SynLoss,
+    /// A timeout inside a fast-recovery phase leaves ssthresh as the fast retransmit set it
+    /// (Linux's `tcp_enter_loss` recomputes it only in the Open or Disorder state, or once the
+    /// ACK has passed `high_seq`). Off: the timeout computes it again (RFC 5681 section 3.1
+    /// from FlightSize; ns-2 from min(cwnd, window_), which halves the already halved cwnd).
+    pub rto_keeps_recovery_ssthresh: bool,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -861,7 +866,8 @@ impl Endpoint {
             return self.abort(ctx);
         }
         let flight = self.loss_base();
-        let first = self.retries == 1 || self.cfg.ssthresh_every_timeout;
+        let first = (self.retries == 1 || self.cfg.ssthresh_every_timeout)
+            && !(self.cfg.rto_keeps_recovery_ssthresh && self.in_recovery);
         self.cc.on_rto(&mut self.ccs, flight, first);
         self.whole_segments();
         self.rto.on_timeout();
