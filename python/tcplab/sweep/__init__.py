@@ -44,6 +44,8 @@ __all__ = [
     "rows_of",
 ]
 
+# A seed no scenario holds, replaced by each run's seed in the scenario's JSON text.
+_SEED_MARK = 987654321987654321
 # The output switches of every sweep run: rows only, no traces.
 _NO_OUTPUT = {"trace": False, "events": False, "packets": False}
 
@@ -191,10 +193,14 @@ class Sweep:
                 raise
             norm = sc.to_dict(normalized=True)
             key = scenario_key(norm)
+            # The JSON once per point, the seed put in as text: json.dumps per run would cost
+            # as much as a short simulation.
+            text = scenario_json(norm, _SEED_MARK, _NO_OUTPUT)
+            head, _, tail = text.partition(str(_SEED_MARK))
+            once = text.count(str(_SEED_MARK)) == 1
             for seed in self.seeds:
-                out.append(
-                    Task(run_id(key, seed), seed, point, scenario_json(norm, seed, _NO_OUTPUT))
-                )
+                js = f"{head}{seed}{tail}" if once else scenario_json(norm, seed, _NO_OUTPUT)
+                out.append(Task(run_id(key, seed), seed, point, js))
         return out
 
     def __len__(self) -> int:
