@@ -33,7 +33,7 @@ import typer
 
 from tcplab import __version__, errors
 from tcplab.api import Scenario, run
-from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SummaryJsonOpt
+from tcplab.cli_options import FileArg, JobsOpt, RunOutOpt, SeedOpt, SetOpt, SummaryJsonOpt
 
 app = typer.Typer(
     name="tcplab",
@@ -81,19 +81,6 @@ def _load(file: Path, assignments: list[str]) -> Scenario:
     if assignments:
         scenario = scenario.with_overrides(dict(parse_assignment(a) for a in assignments))
     return scenario
-
-
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        "-s",
-        metavar="KEY=VALUE",
-        help="Override a field by dotted path, e.g. tcp.mss=536 or links.wan.rate=5Mbps "
-        "(list elements by name). Repeatable.",
-        show_default=False,
-    ),
-]
 
 
 @app.command("run")
@@ -167,12 +154,7 @@ def compare_cmd(
             "--app", help="The application to compare (default: the first).", show_default=False
         ),
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", help="Simulation threads (default: one per CPU).", show_default=False
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
     out: Annotated[
         Path | None,
         typer.Option(

@@ -1,4 +1,4 @@
-"""Typer argument and option types shared by ``tcplab run`` and ``tcplab testbed run``."""
+"""Typer argument and option types shared by the commands (run, sweep, study, testbed, ...)."""
 
 from __future__ import annotations
 
@@ -28,3 +28,40 @@ RunOutOpt = Annotated[
         show_default=False,
     ),
 ]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", min=1, help="Simulation threads (default: one per CPU).", show_default=False
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running Dask "
+        "scheduler). Default: this process.",
+        show_default=False,
+    ),
+]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        file_okay=False,
+        help="The results store: rows are kept as runs finish; a rerun computes only what it "
+        "lacks.",
+        show_default=False,
+    ),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a field by dotted path, e.g. tcp.mss=536 or links.wan.rate=5Mbps "
+        "(list elements by name). Repeatable.",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]

@@ -55,3 +55,18 @@ def _make(cls: type[TcplabError], message: str, **attrs: object) -> TcplabError:
     for name, value in attrs.items():
         setattr(err, name, value)
     return err
+
+
+def _invalid(field: str, value: object, message: str, allowed: str) -> TcplabError:
+    """An InvalidValueError raised from Python: ``FIELD: invalid value V: MESSAGE; allowed:
+    ALLOWED`` (the core's wording), with its attributes set."""
+    text = f"{field}: invalid value {value!r}"
+    if message:
+        text += f": {message}"
+    return _make(
+        InvalidValueError,
+        f"{text}; allowed: {allowed}",
+        field=field,
+        value=str(value),
+        allowed=allowed,
+    )

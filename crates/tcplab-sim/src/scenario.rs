@@ -145,6 +145,23 @@ fn get_bool(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<b
     }
 }
 
+/// A string field naming one of `choices`; `what` says what each means, for the error.
+fn get_choice<T: Copy>(
+    m: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    choices: &[(&str, T)],
+    what: &str,
+) -> SimResult<Option<T>> {
+    let Some(v) = get_str(m, path, key)? else {
+        return Ok(None);
+    };
+    match choices.iter().find(|(name, _)| *name == v) {
+        Some(&(_, t)) => Ok(Some(t)),
+        None => Err(SimError::invalid(join(path, key), format!("{v:?}"), what)),
+    }
+}
+
 fn get_uint(
     m: &Map<String, Value>,
     path: &str,
@@ -755,88 +772,72 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     if let Some(v) = get_uint(m, path, "max_retries", 1, 100)? {
         c.max_retries = v as u32;
     }
-    if let Some(v) = get_bool(m, path, "nagle")? {
-        c.nagle = v;
-    }
-    if let Some(v) = get_bool(m, path, "window_scaling")? {
-        c.window_scaling = v;
-    }
-    if let Some(v) = get_bool(m, path, "timestamps")? {
-        c.timestamps = v;
-    }
-    if let Some(v) = get_bool(m, path, "sack")? {
-        c.sack = v;
-    }
-    if let Some(v) = get_bool(m, path, "prr")? {
-        c.prr = v;
+    // The switches: true or false.
+    for (key, field) in [
+        ("nagle", &mut c.nagle),
+        ("window_scaling", &mut c.window_scaling),
+        ("timestamps", &mut c.timestamps),
+        ("sack", &mut c.sack),
+        ("prr", &mut c.prr),
+        ("ssthresh_every_timeout", &mut c.ssthresh_every_timeout),
+        ("recover_guard_all", &mut c.recover_guard_all),
+        ("cwnd_packets", &mut c.cwnd_packets),
+        ("nagle_minshall", &mut c.nagle_minshall),
+        ("cwnd_validation", &mut c.cwnd_validation),
+        (
+            "rto_keeps_recovery_ssthresh",
+            &mut c.rto_keeps_recovery_ssthresh,
+        ),
+    ] {
+        if let Some(v) = get_bool(m, path, key)? {
+            *field = v;
+        }
     }
     if let Some(v) = get_uint(m, path, "quick_acks", 0, 1_000)? {
         c.quick_acks = v as u32;
     }
-    if let Some(v) = get_bool(m, path, "ssthresh_every_timeout")? {
-        c.ssthresh_every_timeout = v;
+    if let Some(v) = get_choice(
+        m,
+        path,
+        "syn_loss",
+        &[
+            ("keep", SynLoss::Keep),
+            ("one", SynLoss::One),
+            ("one_after_two", SynLoss::OneAfterTwo),
+            ("timeout", SynLoss::Timeout),
+        ],
+        "\"keep\" (the initial window), \"one\" (RFC 5681 3.1), \"one_after_two\" (Linux) or \
+         \"timeout\" (ns-2)",
+    )? {
+        c.syn_loss = v;
     }
-    if let Some(v) = get_bool(m, path, "recover_guard_all")? {
-        c.recover_guard_all = v;
+    if let Some(v) = get_choice(
+        m,
+        path,
+        "rto_restart",
+        &[
+            ("every", RtoRestart::Every),
+            ("head", RtoRestart::Head),
+            ("never", RtoRestart::Never),
+        ],
+        "\"every\" (every retransmission restarts the timer), \"head\" (a retransmission of \
+         the first unacknowledged segment does) or \"never\" (RFC 6298 5.1)",
+    )? {
+        c.rto_restart = v;
     }
-    if let Some(v) = get_bool(m, path, "cwnd_packets")? {
-        c.cwnd_packets = v;
-    }
-    if let Some(v) = get_bool(m, path, "nagle_minshall")? {
-        c.nagle_minshall = v;
-    }
-    if let Some(v) = get_bool(m, path, "cwnd_validation")? {
-        c.cwnd_validation = v;
-    }
-    if let Some(v) = get_bool(m, path, "rto_keeps_recovery_ssthresh")? {
-        c.rto_keeps_recovery_ssthresh = v;
-    }
-    if let Some(v) = get_str(m, path, "syn_loss")? {
-        c.syn_loss = match v.as_str() {
-            "keep" => SynLoss::Keep,
-            "one" => SynLoss::One,
-            "one_after_two" => SynLoss::OneAfterTwo,
-            "timeout" => SynLoss::Timeout,
-            _ => {
-                return Err(SimError::invalid(
-                    join(path, "syn_loss"),
-                    format!("{v:?}"),
-                    "\"keep\" (the initial window), \"one\" (RFC 5681 3.1), \"one_after_two\" \
-                     (Linux) or \"timeout\" (ns-2)",
-                ))
-            }
-        };
-    }
-    if let Some(v) = get_str(m, path, "rto_restart")? {
-        c.rto_restart = match v.as_str() {
-            "every" => RtoRestart::Every,
-            "head" => RtoRestart::Head,
-            "never" => RtoRestart::Never,
-            _ => {
-                return Err(SimError::invalid(
-                    join(path, "rto_restart"),
-                    format!("{v:?}"),
-                    "\"every\" (every retransmission restarts the timer), \"head\" (a \
-                     retransmission of the first unacknowledged segment does) or \"never\" (RFC \
-                     6298 5.1)",
-                ))
-            }
-        };
-    }
-    if let Some(v) = get_str(m, path, "ssthresh_from")? {
-        c.ssthresh_from = match v.as_str() {
-            "flight" => LossBase::Flight,
-            "cwnd" => LossBase::Cwnd,
-            "window" => LossBase::Window,
-            _ => {
-                return Err(SimError::invalid(
-                    join(path, "ssthresh_from"),
-                    format!("{v:?}"),
-                    "\"flight\" (RFC 5681 FlightSize), \"cwnd\" (Linux) or \"window\" (ns-2: \
-                     min(cwnd, the receiver's window))",
-                ))
-            }
-        };
+    if let Some(v) = get_choice(
+        m,
+        path,
+        "ssthresh_from",
+        &[
+            ("flight", LossBase::Flight),
+            ("cwnd", LossBase::Cwnd),
+            ("window", LossBase::Window),
+        ],
+        "\"flight\" (RFC 5681 FlightSize), \"cwnd\" (Linux) or \"window\" (ns-2: min(cwnd, \
+         the receiver's window))",
+    )? {
+        c.ssthresh_from = v;
     }
     if let Some(v) = get_str(m, path, "variant")? {
         // Never let one silently win over the other.

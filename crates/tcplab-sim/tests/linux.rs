@@ -10,33 +10,13 @@ use common::*;
 use tcplab_sim::SimOutput;
 
 fn bulk(tcp: &str, data_error: &str) -> SimOutput {
-    run_toml(&format!(
-        r#"
-[run]
-stop_time = "60s"
-[tcp]
-profile = "linux"
-{tcp}
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "client"
-[[links]]
-a = "server"
-b = "client"
-rate = "20Mbps"
-delay = "20ms"
-queue = "100p"
-[links.ab]
-error = {data_error}
-[[apps]]
-kind = "ftp"
-client = "client"
-server = "server"
-size = "3MB"
-[output]
-events = true
-"#
+    run_toml(&one_link(
+        "60s",
+        &format!("profile = \"linux\"\n{tcp}"),
+        "rate = \"20Mbps\"\ndelay = \"20ms\"\nqueue = \"100p\"",
+        data_error,
+        "3MB",
+        "events = true",
     ))
 }
 

@@ -15,36 +15,14 @@ fn grid(tcp: &str, drops: &[u64]) -> SimOutput {
         .iter()
         .map(|&k| format!("{{ seq = {}, tx = 1 }}", 1 + k * PKT))
         .collect();
-    run_toml(&format!(
-        r#"
-[run]
-stop_time = "30s"
-[tcp]
-profile = "ns2"
-{tcp}
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "client"
-[[links]]
-a = "server"
-b = "client"
-rate = "2Mbps"
-delay = "4ms"
-framing = "none"
-queue = "50p"
-[links.ab]
-error = {{ model = "list", segments = [{}] }}
-[[apps]]
-kind = "ftp"
-client = "client"
-server = "server"
-size = "400kB"
-[output]
-events = true
-trace = true
-"#,
-        list.join(", ")
+    let data = format!("{{ model = \"list\", segments = [{}] }}", list.join(", "));
+    run_toml(&one_link(
+        "30s",
+        &format!("profile = \"ns2\"\n{tcp}"),
+        "rate = \"2Mbps\"\ndelay = \"4ms\"\nframing = \"none\"\nqueue = \"50p\"",
+        &data,
+        "400kB",
+        "events = true\ntrace = true",
     ))
 }
 

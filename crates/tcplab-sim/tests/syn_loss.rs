@@ -12,37 +12,14 @@ const PKT: u64 = 1000;
 /// A 100-packet download; the server's first `lost` SYN-ACKs are lost.
 fn download(profile: &str, lost: usize, extra: &str) -> SimOutput {
     let frames: Vec<String> = (0..lost).map(|i| i.to_string()).collect();
-    run_toml(&format!(
-        r#"
-[run]
-stop_time = "120s"
-[tcp]
-profile = "{profile}"
-mss = {PKT}
-initial_cwnd = 4
-{extra}
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "client"
-[[links]]
-a = "server"
-b = "client"
-rate = "10Mbps"
-delay = "10ms"
-framing = "none"
-[links.ab]
-error = {{ model = "list", frames = [{}] }}
-[[apps]]
-kind = "ftp"
-client = "client"
-server = "server"
-size = "100kB"
-[output]
-events = true
-packets = true
-"#,
-        frames.join(", ")
+    let data = format!("{{ model = \"list\", frames = [{}] }}", frames.join(", "));
+    run_toml(&one_link(
+        "120s",
+        &format!("profile = \"{profile}\"\nmss = {PKT}\ninitial_cwnd = 4\n{extra}"),
+        "rate = \"10Mbps\"\ndelay = \"10ms\"\nframing = \"none\"",
+        &data,
+        "100kB",
+        "events = true\npackets = true",
     ))
 }
 

@@ -16,6 +16,8 @@ from typing import Annotated
 
 import typer
 
+from tcplab.cli_options import JobsOpt, JsonOpt, SetOpt
+
 app = typer.Typer(
     name="conformance",
     help="Compare tcplab with a reference implementation run live (ns-2).",
@@ -37,22 +39,8 @@ def ns2_cmd(
             "--seeds", min=1, help="Seeds per cell (default: the grid's).", show_default=False
         ),  # fmt: skip
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", min=1, help="Parallel runs (default: one per CPU).", show_default=False
-        ),  # fmt: skip
-    ] = None,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            "-s",
-            metavar="KEY=VALUE",
-            help="Change tcplab's scenarios. Repeatable.",
-            show_default=False,
-        ),  # fmt: skip
-    ] = None,
+    jobs: JobsOpt = None,
+    assignments: SetOpt = None,
     ns_tcl: Annotated[
         str | None,
         typer.Option(
@@ -68,7 +56,7 @@ def ns2_cmd(
             show_default=False,
         ),  # fmt: skip
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Run the chain grid in ns-2 and in tcplab and compare them cell by cell."""
     from tcplab.cli import parse_assignment

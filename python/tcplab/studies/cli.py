@@ -26,6 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
+from tcplab.cli_options import JobsOpt, SchedulerOpt, StoreOpt
 from tcplab.errors import TcplabError
 
 from . import UnknownStudyError, get, studies
@@ -75,16 +76,7 @@ def study(
             "--seeds", min=1, help="Seeds per scenario (default: the study's).", show_default=False
         ),
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Simulation threads (default: one per CPU).",
-            show_default=False,
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -108,23 +100,8 @@ def study(
             show_default=False,
         ),
     ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(
-            "--store",
-            file_okay=False,
-            help="Keep the runs in this results store; a rerun computes only what it lacks.",
-            show_default=False,
-        ),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT.",
-            show_default=False,
-        ),
-    ] = None,
+    store: StoreOpt = None,
+    scheduler: SchedulerOpt = None,
     testbed: Annotated[
         bool,
         typer.Option(

@@ -333,10 +333,4 @@ def _point_text(point: Mapping[str, Any]) -> str:
 
 
 def _bad(field: str, value: Any, allowed: str) -> _errors.TcplabError:
-    return _errors._make(
-        _errors.InvalidValueError,
-        f"{field}: invalid value {value!r}; allowed: {allowed}",
-        field=field,
-        value=str(value),
-        allowed=allowed,
-    )
+    return _errors._invalid(field, value, "", allowed)

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from tcplab import errors
+from tcplab.cli_options import JobsOpt, SchedulerOpt, SetOpt, StoreOpt
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -75,47 +76,17 @@ def sweep_cmd(
         str | None,
         typer.Option(
             "--seeds",
-            help="Seeds: 1..20, 1,2,5, or N for 1..N (default: the file's [sweep], else 1).",
+            help="Seeds: 1..20, 1,2,5, or N for 1..N (default: the file's sweep table, else 1).",
             show_default=False,
         ),
     ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(
-            "--store",
-            file_okay=False,
-            help="The results store (created if absent).",
-            show_default=False,
-        ),
-    ] = None,
+    store: StoreOpt = None,
     zip_: Annotated[
         bool, typer.Option("--zip", help="Pair the axes element-wise instead of the product.")
     ] = False,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", min=1, help="Threads (default: one per CPU).", show_default=False
-        ),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running "
-            "Dask scheduler). Default: this process.",
-            show_default=False,
-        ),
-    ] = None,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            "-s",
-            metavar="KEY=VALUE",
-            help="Override a field of the base scenario. Repeatable.",
-            show_default=False,
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    assignments: SetOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print what was run as JSON (no progress bar).")
     ] = False,

@@ -92,24 +92,11 @@ def parse_scheduler(spec: str | None) -> tuple[str, Any]:
     if spec.startswith("local:"):
         n = spec.removeprefix("local:")
         if not n.isdigit() or int(n) < 1:
-            raise _errors._make(
-                _errors.InvalidValueError,
-                f"--scheduler: invalid value {spec!r}: N must be a positive integer; "
-                f"allowed: {allowed}",
-                field="scheduler",
-                value=spec,
-                allowed=allowed,
-            )
+            raise _errors._invalid("--scheduler", spec, "N must be a positive integer", allowed)
         return "local", int(n)
     if spec.startswith(("tcp://", "tls://")):
         return "remote", spec
-    raise _errors._make(
-        _errors.InvalidValueError,
-        f"--scheduler: invalid value {spec!r}; allowed: {allowed}",
-        field="scheduler",
-        value=spec,
-        allowed=allowed,
-    )
+    raise _errors._invalid("--scheduler", spec, "", allowed)
 
 
 # ----------------------------------------------------------------------------------------------

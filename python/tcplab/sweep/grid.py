@@ -37,14 +37,7 @@ _RESERVED = {"seed", "run.seed"}
 MAX_POINTS = 100_000
 
 
-def _err(path: str, value: Any, message: str, allowed: str) -> _errors.TcplabError:
-    return _errors._make(
-        GridError,
-        f"{path}: invalid value {value!r}: {message}; allowed: {allowed}",
-        field=path,
-        value=str(value),
-        allowed=allowed,
-    )
+_err = _errors._invalid
 
 
 def _scalar(text: str) -> Any:

@@ -25,14 +25,7 @@ DEFAULT_METRICS = (
 )
 
 
-def _bad(field: str, value: Any, message: str, allowed: str) -> _errors.TcplabError:
-    return _errors._make(
-        _errors.InvalidValueError,
-        f"{field}: invalid value {value!r}: {message}; allowed: {allowed}",
-        field=field,
-        value=str(value),
-        allowed=allowed,
-    )
+_bad = _errors._invalid
 
 
 def _metric_columns(df: pd.DataFrame, patterns: Sequence[str]) -> list[str]:

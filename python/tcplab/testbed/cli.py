@@ -22,7 +22,7 @@ from typing import Annotated
 
 import typer
 
-from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SummaryJsonOpt
+from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SetOpt, SummaryJsonOpt
 
 from .errors import TestbedConfigError, TestbedError, TestbedUnavailable
 
@@ -48,16 +48,7 @@ def run_cmd(
     seed: SeedOpt = None,
     as_json: SummaryJsonOpt = False,
     out: RunOutOpt = None,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            "-s",
-            metavar="KEY=VALUE",
-            help="Override a field by dotted path, as in `tcplab run`. Repeatable.",
-            show_default=False,
-        ),
-    ] = None,
+    assignments: SetOpt = None,
     time_budget: Annotated[
         float | None,
         typer.Option(

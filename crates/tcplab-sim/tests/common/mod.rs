@@ -231,3 +231,34 @@ pub fn packets(out: &SimOutput) -> Vec<Pkt> {
         })
         .collect()
 }
+
+/// A server -> client FTP download of `size` over one link, stopped at `stop`: `tcp` lines go
+/// into [tcp], `link` lines (rate, delay, queue, framing) into the [[links]] table, `data` is
+/// the data direction's error model and `output` lines go into [output].
+pub fn one_link(stop: &str, tcp: &str, link: &str, data: &str, size: &str, output: &str) -> String {
+    format!(
+        r#"
+[run]
+stop_time = "{stop}"
+[tcp]
+{tcp}
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "client"
+[[links]]
+a = "server"
+b = "client"
+{link}
+[links.ab]
+error = {data}
+[[apps]]
+kind = "ftp"
+client = "client"
+server = "server"
+size = "{size}"
+[output]
+{output}
+"#
+    )
+}
