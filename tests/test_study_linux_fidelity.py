@@ -1,0 +1,65 @@
+"""Study linux-fidelity: the matrix, the ablation, and (on the testbed) the reduced matrix."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+
+import pytest
+from tcplab import studies
+
+STUDY = studies.get("linux-fidelity")
+
+
+def test_the_full_matrix_and_its_cells():
+    cells = STUDY.matrix("full")
+    # 3 paths x 3 congestion controls x (no loss + 3 loss rates on 2 directions)
+    assert len(cells) == 3 * 3 * (1 + 3 * 2)
+    assert ("long", "bbr", 0.03, "both") in cells
+    assert ("window", "reno", 0.0, "both") not in cells
+    main = [c for c in STUDY.cases("full") if c.group == "main"]
+    case = next(c for c in main if c.key == "long/cubic/1 %/both")
+    assert case.overrides["links.wan.delay"] == "100ms"
+    assert case.overrides["links.wan.ba.error"] == {"model": "per", "p": 0.01}
+    abl = [c for c in STUDY.cases("full") if c.group == "ablation"]
+    hystart = [c for c in abl if c.variant == "CUBIC without HyStart"]
+    assert {c.params["cc"] for c in hystart} == {"cubic"}  # a CUBIC parameter only
+
+
+def test_simulator_side_and_ablation_without_the_testbed():
+    res = STUDY.run(seeds=3, options={"matrix": "reduced"})
+    cells = res.table("cells").data
+    assert len(cells) == 4 and (cells["testbed_n"] == 0).all()
+    lossless = cells[cells["pdrop"] == 0]
+    # 5 MB at 20 Mbit/s: the same for reno and cubic when nothing is lost
+    assert lossless["sim_mean"].nunique() == 1
+    abl = res.table("ablation").data
+    assert set(abl["cc"]) == {"reno", "cubic"}
+    assert "CUBIC without HyStart" in set(abl[abl["cc"] == "cubic"]["mechanism off"])
+    assert "CUBIC without HyStart" not in set(abl[abl["cc"] == "reno"]["mechanism off"])
+    # every row compares with the full profile's mean of the same cell
+    base = cells.set_index(["cc", "pdrop"])["sim_mean"]
+    for r in abl.itertuples():
+        assert r._5 == pytest.approx(base[(r.cc, r.pdrop)])
+    f = res.findings[0]
+    assert f.holds is None and "--testbed" in f.detail
+
+
+def _testbed_ready() -> bool:
+    return sys.platform == "linux" and os.geteuid() == 0 and shutil.which("ip") is not None
+
+
+@pytest.mark.testbed
+@pytest.mark.skipif(not _testbed_ready(), reason="needs Linux, root and iproute2")
+def test_reduced_matrix_on_the_testbed():
+    res = STUDY.run(seeds=2, options={"matrix": "reduced", "testbed": True, "testbed_seeds": 1})
+    cells = res.table("cells").data
+    assert (cells["testbed_n"] == 1).all() and (cells["paired_n"] == 1).all()
+    lossless = cells[cells["pdrop"] == 0]
+    # without loss both sides are limited by the 20 Mbit/s link alone
+    assert ((lossless["ratio"] - 1).abs() < 0.03).all(), lossless["ratio"]
+    assert all(math.isfinite(r) for r in cells["ratio"])
+    assert res.extra["kernel"]["uname"]["system"] == "Linux"
+    assert res.findings[0].holds is not None
