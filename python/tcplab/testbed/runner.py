@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import tcpinfo
@@ -134,6 +135,69 @@ def _link_summary(c: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _cpu_times() -> tuple[int, int] | None:
+    """(busy, total) jiffies of all CPUs from /proc/stat, or None where it cannot be read."""
+    try:
+        fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+#: A run's timing drifted when its smallest RTT exceeds the configured one by more than this
+#: (absolute, relative), or the forwarder released its p99 frame later than this after its due
+#: time, or the machine's CPUs were busier than this fraction.
+DRIFT_RTT = (0.002, 0.10)
+DRIFT_LATENESS_S = 0.001
+DRIFT_CPU_BUSY = 0.90
+
+
+def health(
+    config: TestbedConfig,
+    final: Mapping[str, Any],
+    fwd: Mapping[str, Any],
+    load: tuple[tuple[float, ...], tuple[float, ...]],
+    cpu: tuple[tuple[int, int] | None, tuple[int, int] | None],
+) -> dict[str, Any]:
+    """How trustworthy a run's timing was: the CPU load, the smallest RTT the sender measured
+    against the configured one, and the forwarder's lateness; `drifted` with its reasons."""
+    ser = 0.0
+    if config.rate_bps:
+        ser = 8 * (config.mtu + 40 + 52) / config.rate_bps  # a full frame out, an ACK back
+    base = config.delay_c2s_s + config.delay_s2c_s + ser
+    min_rtt = final.get("min_rtt")
+    min_rtt_s = None if min_rtt in (None, 0) else min_rtt * 1e-6
+    late = [
+        (d.get("lateness") or {}).get("p99_ns")
+        for d in (fwd.get("links") or {}).values()
+        if isinstance(d, Mapping)
+    ]
+    late_s = max((x for x in late if x is not None), default=None)
+    late_s = None if late_s is None else late_s * 1e-9
+    (c0, c1) = cpu
+    busy = None
+    if c0 and c1 and c1[1] > c0[1]:
+        busy = (c1[0] - c0[0]) / (c1[1] - c0[1])
+    reasons = []
+    if min_rtt_s is not None and min_rtt_s - base > max(DRIFT_RTT[0], DRIFT_RTT[1] * base):
+        reasons.append(f"smallest RTT {min_rtt_s * 1e3:.2f} ms, configured {base * 1e3:.2f} ms")
+    if late_s is not None and late_s > DRIFT_LATENESS_S:
+        reasons.append(f"forwarder p99 lateness {late_s * 1e3:.2f} ms")
+    if busy is not None and busy > DRIFT_CPU_BUSY:
+        reasons.append(f"CPUs {100 * busy:.0f} % busy")
+    return {
+        "loadavg_start": list(load[0]),
+        "loadavg_end": list(load[1]),
+        "cpu_busy": busy,
+        "rtt_configured_s": base,
+        "min_rtt_s": min_rtt_s,
+        "forwarder_lateness_p99_s": late_s,
+        "drifted": bool(reasons),
+        "drift_reasons": reasons,
+    }
+
+
 def summarize(
     config: TestbedConfig,
     client: dict[str, Any],
@@ -141,6 +205,7 @@ def summarize(
     fwd: dict[str, Any],
     kernel_settings: dict[str, Any],
     run_id: str,
+    run_health: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     final = server["tcp_info_final"]
     if final.get("total_rto") is not None:
@@ -180,6 +245,7 @@ def summarize(
             (s["snd_wnd"] or 0 for _, s in server["samples"]), default=None
         ),
         "kernel_settings": kernel_settings,
+        "health": run_health,
         "kernel_mib": server["mib"],
         "forwarder_self_loss": {
             "kernel_rx_drops": sum(p.get("kernel_rx_drops", 0) for p in ports.values()),
@@ -203,6 +269,7 @@ def run(config: TestbedConfig) -> dict[str, Any]:
     check_available(config.netem_binary)
     settings = stack_settings(config)
     deadline = time.monotonic() + config.time_budget_s
+    load0, cpu0 = os.getloadavg(), _cpu_times()
     with (
         _sigterm_as_interrupt(),
         Testbed(
@@ -257,7 +324,14 @@ def run(config: TestbedConfig) -> dict[str, Any]:
         report = fw.stop()
         ks["client"]["socket_congestion_control"] = client["congestion_control"]
         ks["server"]["socket_congestion_control"] = server["congestion_control"]
-        return summarize(config, client, server, report, ks, tb.run_id)
+        h = health(
+            config,
+            server["tcp_info_final"],
+            report,
+            (load0, os.getloadavg()),
+            (cpu0, _cpu_times()),
+        )
+        return summarize(config, client, server, report, ks, tb.run_id, h)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -928,6 +928,7 @@ def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Res
         "links": [link],
         "source": "testbed",
         "kernel_settings": ks,
+        "health": raw.get("health"),
         # What the sender saw: its own TCP_INFO (tcpi_snd_wnd, Linux >= 5.4), else the largest
         # window the forwarder passed to it (which counts the unscaled SYN's too).
         "max_rcv_window_seen": raw.get("max_snd_wnd_tcp_info") or raw.get("max_rcv_window_seen"),
