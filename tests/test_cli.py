@@ -153,3 +153,33 @@ def test_entry_point_prints_no_traceback(tiny_file: Path) -> None:
     assert proc.stderr.startswith("error: ") and "error.p" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stdout == ""
+
+
+def test_short_help_and_version_flags():
+    from tcplab.cli import app
+    from typer.testing import CliRunner
+
+    r = CliRunner().invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.output.strip() == f"tcplab {tcplab.__version__}"
+    assert CliRunner().invoke(app, ["-V"]).output == r.output
+    for argv in (
+        ["-h"],
+        ["run", "-h"],
+        ["study", "-h"],
+        ["sweep", "-h"],
+        ["model", "mathis", "-h"],
+    ):
+        res = CliRunner().invoke(app, argv)
+        assert res.exit_code == 0, (argv, res.output)
+        assert "Usage: tcplab" in res.output
+
+
+def test_the_models_are_callable_by_their_short_names():
+    m = tcplab.models
+    assert m.mathis(1460, 0.1, 1.2e-3) == m.mathis_throughput(1460, 0.1, 1.2e-3)
+    assert round(m.mathis(1460, 0.1, 1.2e-3), 2) == 516187.95  # NetSim's 4.1295 Mbps
+    assert m.pftk(1460, 0.1, 0.01, 0.3) == m.pftk_throughput(1460, 0.1, 0.01, 0.3)
+    assert m.cardwell(100, 0.1, 0.01) == m.cardwell_latency(100, 0.1, 0.01)
+    from tcplab.models.mathis import mathis_constant  # the modules stay importable
+
+    assert mathis_constant() == pytest.approx(1.5**0.5)

@@ -4,6 +4,13 @@ All functions accept scalars or numpy arrays (broadcast against each other) and 
 units: seconds, bytes and bytes per second; probabilities are plain numbers in [0, 1].
 Bad input raises ``ValueError`` naming the argument, the value and what is allowed.
 
+``mathis``, ``pftk`` and ``cardwell`` are the models' short names (the throughput of Mathis
+and of PFTK in bytes/s, Cardwell's latency)::
+
+    >>> import tcplab
+    >>> round(tcplab.models.mathis(1460, 0.1, 1.2e-3))
+    516188
+
 * :mod:`.ber`: BER -> PER (exact and Sarkar's linear rule), segment counts, retransmissions.
 * :mod:`.limits`: line-rate and window ceilings, congestion-avoidance window growth.
 * :mod:`.mathis`: Mathis et al. 1997 square-root formula.
@@ -42,7 +49,17 @@ from .pftk import (
 )
 from .units import parse_duration, parse_probability, parse_rate, parse_size
 
+# The names users try first are the models themselves: ``tcplab.models.mathis(mss, rtt, p)``.
+# They replace the attributes naming the submodules, which stay importable by their full names
+# (``from tcplab.models.mathis import mathis_constant``).
+mathis = mathis_throughput
+pftk = pftk_throughput
+cardwell = cardwell_latency
+
 __all__ = [
+    "mathis",
+    "pftk",
+    "cardwell",
     "LIMIT_NAMES",
     "LOSS_MODELS",
     "SARKAR_OVERHEAD_BYTES",
