@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tcplab
-from conftest import ROOT, assert_results_identical
+from conftest import EXAMPLE, ROOT, assert_results_identical
 from tcplab import Result, Scenario, _core, errors
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -448,3 +448,22 @@ def test_readme_examples_run(
         assert argv[0] == "tcplab"
         res = runner.invoke(app, argv[1:])
         assert res.exit_code == 0, (argv, res.output)
+
+
+def test_no_sentinel_leaves_the_core() -> None:
+    # An ssthresh no congestion event set is null in the summary and infinity in the trace; an
+    # unlimited send buffer is null in the resolved scenario (not 4611686018427387903).
+    import re
+
+    sc = Scenario.from_toml(EXAMPLE).with_overrides({"links.wan.ab.error.p": 0.0})
+    res = tcplab.run(sc, seed=1)
+    client = res.summary["connections"][0]["client"]
+    assert client["final_ssthresh"] is None
+    ss = res.traces["trace"]["ssthresh"]
+    assert ss.dtype == "float64" and np.isinf(ss).all()
+    lossy = tcplab.run(Scenario.from_toml(EXAMPLE), seed=1)
+    assert lossy.summary["connections"][0]["server"]["final_ssthresh"] > 0
+    assert np.isfinite(lossy.traces["trace"]["ssthresh"].iloc[-1])
+    for text in (json.dumps(res.summary), json.dumps(sc.describe())):
+        assert not re.findall(r"\b(4611686018427387903|68719476720|2147483647)\b", text)
+    assert sc.describe()["apps"][0]["tcp"]["snd_buf"] is None

@@ -130,7 +130,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "profile": a.profile,
                 "mss": t.mss,
                 "rcv_buf": t.rcv_buf,
-                "snd_buf": t.snd_buf,
+                "snd_buf": (t.snd_buf < u64::MAX / 8).then_some(t.snd_buf), // null: unlimited
                 "initial_cwnd": t.initial_cwnd,
                 "ca_rule": match t.ca_rule { CaRule::PerAck => "per_ack", CaRule::ByteCounting => "byte_counting" },
                 "delayed_ack": t.delayed_ack,

@@ -11,7 +11,7 @@ use crate::output::SimOutput;
 use crate::packet::Packet;
 use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
-use crate::tcp::{cc, recovery, Ctx, Endpoint};
+use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::SimTime;
 use crate::topology::{self, NO_ROUTE};
 use crate::trace::{ConnTrace, EventLog, PacketLog, TraceRow};
@@ -425,7 +425,11 @@ impl<'s> Sim<'s> {
         let rcv = &self.conns[conn][1 - s];
         TraceRow {
             cwnd: snd.ccs.cwnd,
-            ssthresh: snd.ccs.ssthresh.min(u32::MAX as u64 * 16),
+            ssthresh: if snd.ccs.ssthresh >= SSTHRESH_UNLIMITED {
+                f64::INFINITY
+            } else {
+                snd.ccs.ssthresh as f64
+            },
             rwnd: snd.snd_wnd,
             flight: snd.flight(),
             srtt_s: snd.rto.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
@@ -497,7 +501,8 @@ impl<'s> Sim<'s> {
                 "rtt_samples": s.rtt_samples,
                 "max_cwnd": s.max_cwnd,
                 "final_cwnd": e.ccs.cwnd,
-                "final_ssthresh": e.ccs.ssthresh,
+                // null: no congestion event set it (the sentinel never leaves the core)
+                "final_ssthresh": (e.ccs.ssthresh < SSTHRESH_UNLIMITED).then_some(e.ccs.ssthresh),
                 "srtt_s": e.rto.srtt().map(|d| d.as_secs_f64()),
                 "rto_s": e.rto.rto().as_secs_f64(),
                 "mss": e.eff_mss,

@@ -52,7 +52,8 @@ impl EventLog {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRow {
     pub cwnd: u64,
-    pub ssthresh: u64,
+    /// Bytes; infinity while no congestion event has set it.
+    pub ssthresh: f64,
     pub rwnd: u64,
     pub flight: u64,
     pub srtt_s: f64,
@@ -66,7 +67,7 @@ pub struct ConnTrace {
     time: Vec<f64>,
     conn: Vec<u64>,
     cwnd: Vec<u64>,
-    ssthresh: Vec<u64>,
+    ssthresh: Vec<f64>,
     rwnd: Vec<u64>,
     flight: Vec<u64>,
     srtt: Vec<f64>,
@@ -101,7 +102,7 @@ impl ConnTrace {
                 ("time_s".into(), Column::F64(self.time)),
                 ("conn".into(), Column::U64(self.conn)),
                 ("cwnd".into(), Column::U64(self.cwnd)),
-                ("ssthresh".into(), Column::U64(self.ssthresh)),
+                ("ssthresh".into(), Column::F64(self.ssthresh)),
                 ("rwnd".into(), Column::U64(self.rwnd)),
                 ("flight".into(), Column::U64(self.flight)),
                 ("srtt_s".into(), Column::F64(self.srtt)),

@@ -57,9 +57,9 @@ __all__ = [
     "window_limited_time",
 ]
 
-#: The simulator reports an unlimited ssthresh as min(ssthresh, 2^32 - 1 segments of 16 bytes)
-#: (crates/tcplab-sim/src/sim.rs); the testbed's traces use the same sentinel.
-SSTHRESH_UNLIMITED = (2**32 - 1) * 16
+#: An ssthresh no congestion event has set: infinity in the traces of both sources (the
+#: simulator's trace and the testbed's TCP_INFO samples) and null in the summaries.
+SSTHRESH_UNLIMITED = math.inf
 #: Sizes at or above this are "unlimited" in the core (u64::MAX / 4).
 _UNLIMITED = 2**60
 #: IP + TCP headers; TCP timestamp option bytes.
@@ -721,7 +721,7 @@ def _trace_table(raw: Mapping[str, Any], t_shift: float) -> pd.DataFrame:
 
     mss = col("mss")
     ssth = np.array(
-        [SSTHRESH_UNLIMITED if v is None else v for v in tr["ssthresh_bytes"]], dtype=np.uint64
+        [SSTHRESH_UNLIMITED if v is None else v for v in tr["ssthresh_bytes"]], dtype=float
     )
     in_flight = np.clip(col("unacked") - col("sacked") - col("lost") + col("retrans"), 0, None)
     df = pd.DataFrame(
@@ -841,9 +841,7 @@ def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Res
         "duplicate_segments": None,
         "fast_retransmits": mib.get("TcpExt.TCPFastRetrans", 0),
         "final_cwnd": _num(f.get("snd_cwnd"), 0) * mss,
-        "final_ssthresh": (
-            SSTHRESH_UNLIMITED if ssth is None or ssth >= 0x7FFFFFFF else ssth * mss
-        ),
+        "final_ssthresh": None if ssth is None or ssth >= 0x7FFFFFFF else ssth * mss,
         "max_cwnd": int(trace["cwnd"].max()) if len(trace) else None,
         "mss": mss,
         "out_of_order_segments": f.get("rcv_ooopack"),

@@ -38,6 +38,18 @@ use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
 use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
 
+/// An ssthresh at or above this is "not set yet" (the algorithms start from u64::MAX / 4).
+pub const SSTHRESH_UNLIMITED: u64 = u64::MAX / 8;
+
+/// ssthresh for people and files: "unlimited" rather than the sentinel.
+pub fn ssthresh_text(ssthresh: u64) -> String {
+    if ssthresh >= SSTHRESH_UNLIMITED {
+        "unlimited".into()
+    } else {
+        ssthresh.to_string()
+    }
+}
+
 /// The window a sender starts with after its SYN or SYN-ACK timed out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SynLoss {
@@ -1065,7 +1077,7 @@ impl Endpoint {
                 self.ccs.cwnd = mss;
             }
         }
-        let (cwnd, ssthresh) = (self.ccs.cwnd, self.ccs.ssthresh);
+        let (cwnd, ssthresh) = (self.ccs.cwnd, ssthresh_text(self.ccs.ssthresh));
         ctx.log(self.conn, self.end, "syn_loss_window", 0, || {
             format!("cwnd {cwnd} ssthresh {ssthresh}")
         });
@@ -1280,7 +1292,11 @@ impl Endpoint {
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             self.whole_segments();
             ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
-                format!("ssthresh {} cwnd {}", self.ccs.ssthresh, self.ccs.cwnd)
+                format!(
+                    "ssthresh {} cwnd {}",
+                    ssthresh_text(self.ccs.ssthresh),
+                    self.ccs.cwnd
+                )
             });
         }
     }

@@ -156,9 +156,15 @@ pub fn f64s(t: &Table, c: &str) -> Vec<f64> {
         other => panic!("column {c}: {other:?}"),
     }
 }
+/// A column as integers; a float column (ssthresh, with infinity while it is unset) is
+/// converted, infinity to u64::MAX.
 pub fn u64s(t: &Table, c: &str) -> Vec<u64> {
     match t.column(c) {
         Some(Column::U64(v)) => v.clone(),
+        Some(Column::F64(v)) => v
+            .iter()
+            .map(|&x| if x.is_finite() { x as u64 } else { u64::MAX })
+            .collect(),
         other => panic!("column {c}: {other:?}"),
     }
 }
