@@ -92,3 +92,64 @@ def test_needs_the_packet_log_and_a_known_host(tmp_path):
     res2 = tcplab.run(sc.with_overrides({"output.packets": True}))
     with pytest.raises(InvalidValueError, match="nobody"):
         res2.to_pcap(tmp_path / "x.pcap", host="nobody")
+
+
+def _options(tcp: bytes) -> dict[int, bytes]:
+    """The TCP options of a header, by kind (NOPs and the end marker dropped)."""
+    out, i, opts = {}, 0, tcp[20:]
+    while i < len(opts):
+        kind = opts[i]
+        if kind == 0:
+            break
+        if kind == 1:
+            i += 1
+            continue
+        n = opts[i + 1]
+        out[kind] = opts[i + 2 : i + n]
+        i += n
+    return out
+
+
+def _capture(profile: str, tmp_path: Path, **extra) -> tuple[list[dict], object]:
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "sarkar2022.toml").with_overrides(
+        {"apps.ftp.size": "100kB", "output.packets": True, "tcp.profile": profile, **extra}
+    )
+    res = tcplab.run(sc, seed=3)
+    res.to_pcap(tmp_path / "c.pcap", host="client")
+    segs = []
+    for _, data, _ in _read(tmp_path / "c.pcap"):
+        tcp = data[34 : 34 + (data[46] >> 4) * 4]
+        segs.append(
+            {"flags": tcp[13], "window": struct.unpack("!H", tcp[14:16])[0],
+             "opts": _options(tcp), "sport": struct.unpack("!H", tcp[0:2])[0]}
+        )  # fmt: skip
+    return segs, res
+
+
+def test_the_capture_carries_the_negotiated_options(tmp_path):
+    segs, res = _capture("linux", tmp_path)
+    syns = [s for s in segs if s["flags"] & 0x02]
+    assert len(syns) == 2  # the SYN and the SYN-ACK
+    for s in syns:
+        assert struct.unpack("!H", s["opts"][2])[0] == 1460  # MSS
+        assert s["opts"][3] == bytes([2])  # window scale: shift 2 for a 131072-byte buffer
+        assert 4 in s["opts"]  # SACK-permitted
+    for s in segs:
+        assert 8 in s["opts"], s  # timestamps on every segment
+    tsvals = [struct.unpack("!I", s["opts"][8][:4])[0] for s in segs if s["sport"] == 5001]
+    assert tsvals == sorted(tsvals) and tsvals[-1] > tsvals[0]
+    # The window field scaled by the SYN's shift is the window the simulator advertised.
+    pk = res.traces["packets"]
+    sent = pk[(pk.event == "send") & (pk.from_end == 0) & ((pk["flags"] & 0x02) == 0)]
+    from_client = [s for s in segs if s["sport"] != 5001 and not s["flags"] & 0x02]
+    assert [s["window"] << 2 for s in from_client[: len(sent)]] == [w << 2 for w in sent.wnd]
+    assert max(s["window"] << 2 for s in from_client) == 131072  # rcv_buf
+
+
+def test_without_the_options_the_capture_has_none(tmp_path):
+    segs, _ = _capture(
+        "rfc", tmp_path, **{"tcp.window_scaling": False, "tcp.sack": False, "tcp.timestamps": False}
+    )
+    syns = [s for s in segs if s["flags"] & 0x02]
+    assert all(set(s["opts"]) == {2} for s in syns)  # MSS only
+    assert all(not ({3, 4, 8} & set(s["opts"])) for s in segs)

@@ -2,8 +2,10 @@
 
 The simulator carries header fields, not bytes, so each logged segment is rebuilt as an
 Ethernet / IPv4 / TCP frame: the real header fields (sequence and acknowledgment numbers, flags,
-window, the MSS option on SYNs, SACK blocks) and a payload of zero bytes. Options the log does
-not keep (window scale, SACK-permitted, timestamps) are replaced by NOPs of the same length.
+window as sent, the options as the stacks negotiated them: MSS, window scale and SACK-permitted
+on SYNs, timestamps on every segment when enabled, SACK blocks) and a payload of zero bytes.
+Wireshark reads the window scale from the SYNs, so `tcp.window_size` is the receive window in
+bytes.
 Only the headers are stored (the capture length is the header length; the original length is
 the full frame), as `tcpdump -s` would. Because the payload is zeros, the TCP
 and IP checksums are exact, so Wireshark validates them.
@@ -50,18 +52,39 @@ def _checksum(data: bytes) -> int:
     return ~s & 0xFFFF
 
 
+def _opt(row: pd.Series, name: str, default: int) -> int:
+    v = row.get(name, default)
+    return default if v is None or v != v else int(v)  # absent column or NaN: the default
+
+
 def _tcp_options(row: pd.Series, is_syn: bool, mss: int) -> bytes:
+    """The options as the stack sent them, in Linux's order: on a SYN MSS, SACK-permitted,
+    timestamps, NOP, window scale; on other segments NOP, NOP, timestamps, then SACK blocks.
+    NOPs pad to the length the simulator counted (so every frame length is exact)."""
     opts = b""
+    ts_val, ts_ecr = _opt(row, "ts_val", -1), _opt(row, "ts_ecr", -1)
     if is_syn:
-        opts += struct.pack("!BBH", 2, 4, mss)
+        opts += struct.pack("!BBH", 2, 4, _opt(row, "syn_mss", 0) or mss)
+        sack_ok = _opt(row, "sack_ok", 0)
+        if sack_ok and ts_val >= 0:
+            opts += b"\x04\x02"
+        elif sack_ok:
+            opts += b"\x01\x01\x04\x02"
+        if ts_val >= 0:
+            opts += struct.pack("!BBII", 8, 10, ts_val & 0xFFFFFFFF, max(ts_ecr, 0) & 0xFFFFFFFF)
+        wscale = _opt(row, "wscale", -1)
+        if wscale >= 0:
+            opts += b"\x01" + struct.pack("!BBB", 3, 3, wscale)
+    elif ts_val >= 0:
+        opts += b"\x01\x01" + struct.pack(
+            "!BBII", 8, 10, ts_val & 0xFFFFFFFF, max(ts_ecr, 0) & 0xFFFFFFFF
+        )
     sack = str(row.get("sack", "") or "")
     blocks = [tuple(int(x) for x in b.split("-")) for b in sack.split()] if sack else []
     if blocks:
         opts += b"\x01\x01" + struct.pack("!BB", 5, 2 + 8 * len(blocks))
         for s, e in blocks:
             opts += struct.pack("!II", s & 0xFFFFFFFF, e & 0xFFFFFFFF)
-    # Options the log does not keep (window scale, SACK-permitted, timestamps) still took room
-    # on the wire: pad with NOPs to the segment's logged size so that every length is exact.
     target = int(row["ip_bytes"]) - 40 - int(row["len"]) if "ip_bytes" in row else 0
     pad = max(target - len(opts), (-len(opts)) % 4)
     return opts + b"\x01" * pad

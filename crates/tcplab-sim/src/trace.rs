@@ -133,6 +133,11 @@ pub struct PacketLog {
     ip_bytes: Vec<u64>,
     sack: Vec<String>,
     uid: Vec<u64>,
+    syn_mss: Vec<u64>,
+    wscale: Vec<i64>,
+    sack_ok: Vec<u64>,
+    ts_val: Vec<i64>,
+    ts_ecr: Vec<i64>,
 }
 
 impl PacketLog {
@@ -157,6 +162,15 @@ impl PacketLog {
             .collect();
         self.sack.push(s.join(" "));
         self.uid.push(p.uid);
+        // The options as sent: MSS, window scale (-1: absent) and SACK-permitted on SYNs,
+        // timestamps (-1: absent) on any segment.
+        self.syn_mss.push(p.syn_mss as u64);
+        self.wscale.push(p.syn_wscale as i64);
+        self.sack_ok.push(p.syn_sack_ok as u64);
+        self.ts_val
+            .push(if p.has_ts { p.ts_val as i64 } else { -1 });
+        self.ts_ecr
+            .push(if p.has_ts { p.ts_ecr as i64 } else { -1 });
     }
     pub fn len(&self) -> usize {
         self.time.len()
@@ -184,6 +198,11 @@ impl PacketLog {
                 ("ip_bytes".into(), Column::U64(self.ip_bytes)),
                 ("sack".into(), Column::Str(self.sack)),
                 ("uid".into(), Column::U64(self.uid)),
+                ("syn_mss".into(), Column::U64(self.syn_mss)),
+                ("wscale".into(), Column::I64(self.wscale)),
+                ("sack_ok".into(), Column::U64(self.sack_ok)),
+                ("ts_val".into(), Column::I64(self.ts_val)),
+                ("ts_ecr".into(), Column::I64(self.ts_ecr)),
             ],
         }
     }
