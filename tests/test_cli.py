@@ -183,3 +183,20 @@ def test_the_models_are_callable_by_their_short_names():
     from tcplab.models.mathis import mathis_constant  # the modules stay importable
 
     assert mathis_constant() == pytest.approx(1.5**0.5)
+
+
+def test_an_unfinished_transfer_is_named_and_strict_exits_3(example_file: Path) -> None:
+    runner = CliRunner()
+    args = ["run", str(example_file), "--set", "run.stop_time=5s"]
+    res = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert res.exit_code == 0
+    assert "741680 of 10000000 (7.4 %)" in res.stdout  # delivered, not the requested size
+    assert "partial: 1.187 Mbit/s" in res.stdout  # a goodput labelled as partial
+    warn = (
+        "warning: application 'ftp' did not finish: 741680 of 10000000 bytes delivered "
+        "(7.4 %) when the run stopped (stopped_by: stop_time at 5 s)"
+    )
+    assert warn in res.stderr
+    assert runner.invoke(app, [*args, "--strict"]).exit_code == 3
+    done = runner.invoke(app, ["run", str(example_file), "--strict"])
+    assert done.exit_code == 0 and "warning" not in done.stderr

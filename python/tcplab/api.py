@@ -367,17 +367,25 @@ class Result:
         )
 
         apps = Table(title="Applications", title_justify="left")
-        for col in ("app", "kind", "completed", "bytes", "response time", "throughput"):
+        for col in ("app", "kind", "completed", "bytes delivered", "response time", "throughput"):
             apps.add_column(col, justify="left" if col in ("app", "kind") else "right")
         for a in s.get("apps", []):
             rt, thr = a.get("response_time_s"), a.get("throughput_Bps")
+            done = bool(a.get("completed"))
+            got, size = a.get("bytes_received"), a.get("bytes")
+            delivered = _cell(got if got is not None else size)
+            if not done and got is not None and isinstance(size, int) and size > 0:
+                delivered = f"{got} of {size} ({100 * got / size:.1f} %)"
+            thr_text = "-" if thr is None else _si(8 * thr, "bit/s")
+            if not done and thr is not None:
+                thr_text = f"partial: {thr_text}"  # delivered bytes / time until the stop
             apps.add_row(
                 str(a.get("name", "?")),
                 str(a.get("kind", "?")),
-                "yes" if a.get("completed") else "no",
-                _cell(a.get("bytes")),
+                "yes" if done else "no",
+                delivered,
                 "-" if rt is None else f"{rt:.4f} s",
-                "-" if thr is None else _si(8 * thr, "bit/s"),
+                thr_text,
             )
 
         conns = Table(title="Connections", title_justify="left")
@@ -408,6 +416,25 @@ class Result:
                     *(_cell(_first(counters, *keys)) for _, keys in _LINK_COUNTERS),
                 )
         return Group(head, apps, conns, links)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the summary's numbers do not say by themselves: each application that did not
+        finish, with the fraction delivered and why the run stopped."""
+        out = []
+        s = self.summary
+        for a in s.get("apps", []):
+            if a.get("completed"):
+                continue
+            got, size = a.get("bytes_received"), a.get("bytes")
+            frac = ""
+            if isinstance(got, int) and isinstance(size, int) and size > 0:
+                frac = f": {got} of {size} bytes delivered ({100 * got / size:.1f} %)"
+            out.append(
+                f"application {a.get('name')!r} did not finish{frac} when the run stopped "
+                f"(stopped_by: {s.get('stopped_by', '?')} at {_cell(s.get('sim_time_s'))} s)"
+            )
+        return out
 
     def __str__(self) -> str:
         from rich.console import Console

@@ -68,6 +68,8 @@ def _root(
 
 
 EXIT_USER_ERROR = 2
+#: `tcplab run --strict`: an application did not finish.
+EXIT_INCOMPLETE = 3
 
 
 def _print_error(err: BaseException) -> None:
@@ -124,8 +126,13 @@ def run_cmd(
             show_default=False,
         ),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Exit with status 3 when an application did not finish."),
+    ] = False,
 ) -> None:
-    """Simulate a scenario and print its summary."""
+    """Simulate a scenario and print its summary. An application that did not finish is named
+    on stderr (exit status 3 with --strict)."""
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
         if pcap is not None:
@@ -145,6 +152,10 @@ def run_cmd(
         from rich.console import Console
 
         Console().print(result.table())
+    for w in result.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    if strict and result.warnings:
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @app.command("validate")
