@@ -467,3 +467,33 @@ def test_no_sentinel_leaves_the_core() -> None:
     for text in (json.dumps(res.summary), json.dumps(sc.describe())):
         assert not re.findall(r"\b(4611686018427387903|68719476720|2147483647)\b", text)
     assert sc.describe()["apps"][0]["tcp"]["snd_buf"] is None
+
+
+def test_a_connection_that_gives_up_says_why() -> None:
+    base = Scenario.from_toml(EXAMPLE).with_overrides({"tcp.max_retries": 3})
+    # Every segment from the server lost: neither end completes the handshake.
+    res = tcplab.run(base.with_overrides({"links.wan.ab.error": {"model": "per", "p": 1.0}}))
+    c = res.summary["connections"][0]
+    assert c["client"]["end_reason"] == (
+        "handshake failed: the SYN timed out 4 times (max_retries = 3)"
+    )
+    assert c["server"]["end_reason"].startswith("handshake failed: the SYN-ACK timed out")
+    # One data segment lost on every transmission: the server gives up after max_retries.
+    lost = [{"seq": 14601, "tx": k} for k in range(1, 6)]
+    res = tcplab.run(
+        base.with_overrides({"links.wan.ab.error": {"model": "list", "segments": lost}})
+    )
+    srv = res.summary["connections"][0]["server"]
+    # a fast retransmission, then one per timeout; the fourth timeout gives up
+    assert srv["aborted"] and srv["retransmissions"] == 4 and srv["rto_expirations"] == 4
+    assert srv["end_reason"] == (
+        "gave up: the segment at 14601 timed out 4 times without an ACK "
+        "(max_retries = 3, as Linux's tcp_retries2)"
+    )
+    assert any("connection 'ftp', server: gave up" in w for w in res.warnings)
+    assert "gave up" in str(res)  # the table's "how it ended" column
+    done = tcplab.run(EXAMPLE)
+    assert {done.summary["connections"][0][e]["end_reason"] for e in ("client", "server")} == {
+        "closed"
+    }
+    assert done.warnings == []

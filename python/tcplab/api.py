@@ -393,6 +393,7 @@ class Result:
         conns.add_column("end")
         for heading, _ in _CONN_COUNTERS:
             conns.add_column(heading, justify="right")
+        conns.add_column("how it ended")
         for c in s.get("connections", []):
             for end in ("client", "server"):
                 counters = c.get(end) or {}
@@ -400,6 +401,7 @@ class Result:
                     str(c.get("name", "?")),
                     end,
                     *(_cell(_first(counters, *keys)) for _, keys in _CONN_COUNTERS),
+                    str(counters.get("end_reason", "-")),
                 )
 
         links = Table(title="Links", title_justify="left")
@@ -434,6 +436,11 @@ class Result:
                 f"application {a.get('name')!r} did not finish{frac} when the run stopped "
                 f"(stopped_by: {s.get('stopped_by', '?')} at {_cell(s.get('sim_time_s'))} s)"
             )
+        for c in s.get("connections", []):
+            for end in ("client", "server"):
+                why = str((c.get(end) or {}).get("end_reason", ""))
+                if why.startswith(("gave up", "handshake failed")):
+                    out.append(f"connection {c.get('name')!r}, {end}: {why}")
         return out
 
     def __str__(self) -> str:

@@ -508,6 +508,7 @@ impl<'s> Sim<'s> {
                 "mss": e.eff_mss,
                 "state": e.state.name(),
                 "aborted": e.aborted,
+                "end_reason": e.end_reason(),
             })
         };
         let connections: Vec<Value> = self

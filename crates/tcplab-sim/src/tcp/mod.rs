@@ -323,6 +323,8 @@ pub struct Endpoint {
     rtt_timing: Option<(u64, SimTime)>,
     retries: u32,
     syn_retransmitted: bool,
+    /// Set when this end gave up (`abort`): why.
+    end_reason: Option<String>,
     syn_sent_at: SimTime,
     /// Cwnd validation (`TcpConfig::cwnd_validation`), Linux's `tcp_cwnd_validate` state: the
     /// sender was cwnd-limited in the current window, the largest flight of the current window
@@ -438,6 +440,7 @@ impl Endpoint {
             rtt_timing: None,
             retries: 0,
             syn_retransmitted: false,
+            end_reason: None,
             syn_sent_at: SimTime::ZERO,
             is_cwnd_limited: false,
             snd_sml: 0,
@@ -845,10 +848,41 @@ impl Endpoint {
         for t in self.timers.iter_mut() {
             t.cancel();
         }
+        let handshake = matches!(self.state, State::SynSent | State::SynRcvd);
+        let (n, max) = (self.retries - 1, self.cfg.max_retries);
+        self.end_reason = Some(if handshake {
+            format!(
+                "handshake failed: the {} timed out {} times (max_retries = {max})",
+                if self.state == State::SynSent {
+                    "SYN"
+                } else {
+                    "SYN-ACK"
+                },
+                n + 1
+            )
+        } else {
+            format!(
+                "gave up: the segment at {} timed out {} times without an ACK (max_retries = \
+                 {max}, as Linux's tcp_retries2)",
+                self.snd_una,
+                n + 1
+            )
+        });
         ctx.log(self.conn, self.end, "abort", self.snd_una, || {
             format!("{} retransmissions without progress", self.retries)
         });
         self.set_state(State::Closed, ctx);
+    }
+
+    /// Why this end stopped: the reason it gave up, else "closed" or "open" (the run stopped
+    /// first).
+    pub fn end_reason(&self) -> String {
+        match (&self.end_reason, self.state) {
+            (Some(r), _) => r.clone(),
+            (None, State::Closed | State::TimeWait) => "closed".into(),
+            (None, State::Listen | State::SynSent) if self.snd_max == 0 => "never connected".into(),
+            (None, s) => format!("open ({}) when the run stopped", s.name()),
+        }
     }
 
     fn on_rto(&mut self, ctx: &mut Ctx) {
