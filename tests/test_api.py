@@ -497,3 +497,13 @@ def test_a_connection_that_gives_up_says_why() -> None:
         "closed"
     }
     assert done.warnings == []
+
+
+def test_the_trace_says_whose_it_is() -> None:
+    # FTP: the server (node 0 of the example, end 1) sends the data; bulk: the client.
+    res = tcplab.run(EXAMPLE)
+    tr = res.traces["trace"]
+    assert set(tr["end"]) == {1} and set(tr["node"]) == {0}
+    bulk = Scenario.from_toml(EXAMPLE).with_overrides({"apps.ftp.kind": "bulk"})
+    tr = tcplab.run(bulk).traces["trace"]
+    assert set(tr["end"]) == {0} and set(tr["node"]) == {2}  # the client, node 2

@@ -424,6 +424,8 @@ impl<'s> Sim<'s> {
         let snd = &self.conns[conn][s];
         let rcv = &self.conns[conn][1 - s];
         TraceRow {
+            end: s as u8,
+            node: snd.node,
             cwnd: snd.ccs.cwnd,
             ssthresh: if snd.ccs.ssthresh >= SSTHRESH_UNLIMITED {
                 f64::INFINITY

@@ -51,6 +51,9 @@ impl EventLog {
 /// One row of the connection trace.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRow {
+    /// Whose row it is: the data sender's end (0 client, 1 server) and node index.
+    pub end: u8,
+    pub node: u16,
     pub cwnd: u64,
     /// Bytes; infinity while no congestion event has set it.
     pub ssthresh: f64,
@@ -66,6 +69,8 @@ pub struct TraceRow {
 pub struct ConnTrace {
     time: Vec<f64>,
     conn: Vec<u64>,
+    end: Vec<u64>,
+    node: Vec<u64>,
     cwnd: Vec<u64>,
     ssthresh: Vec<f64>,
     rwnd: Vec<u64>,
@@ -80,6 +85,8 @@ impl ConnTrace {
     pub fn push(&mut self, now: SimTime, conn: u32, r: &TraceRow) {
         self.time.push(now.as_secs_f64());
         self.conn.push(conn as u64);
+        self.end.push(r.end as u64);
+        self.node.push(r.node as u64);
         self.cwnd.push(r.cwnd);
         self.ssthresh.push(r.ssthresh);
         self.rwnd.push(r.rwnd);
@@ -101,6 +108,8 @@ impl ConnTrace {
             columns: vec![
                 ("time_s".into(), Column::F64(self.time)),
                 ("conn".into(), Column::U64(self.conn)),
+                ("end".into(), Column::U64(self.end)),
+                ("node".into(), Column::U64(self.node)),
                 ("cwnd".into(), Column::U64(self.cwnd)),
                 ("ssthresh".into(), Column::F64(self.ssthresh)),
                 ("rwnd".into(), Column::U64(self.rwnd)),

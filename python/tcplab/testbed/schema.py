@@ -708,8 +708,9 @@ def _link_dir(c: Mapping[str, Any], drops: list[dict], fdir: str, rate: float | 
     return out
 
 
-def _trace_table(raw: Mapping[str, Any], t_shift: float) -> pd.DataFrame:
-    """The sender's TCP_INFO samples as the simulator's trace columns (then testbed extras)."""
+def _trace_table(raw: Mapping[str, Any], t_shift: float, node: int = 0) -> pd.DataFrame:
+    """The sender's TCP_INFO samples as the simulator's trace columns (then testbed extras);
+    `node` is the server's node index (the trace's owner: end 1, the server)."""
     import numpy as np
     import pandas as pd
 
@@ -728,6 +729,8 @@ def _trace_table(raw: Mapping[str, Any], t_shift: float) -> pd.DataFrame:
         {
             "time_s": np.array(tr["time_s"], dtype=float) + t_shift,
             "conn": np.zeros(n, dtype=np.uint64),
+            "end": np.ones(n, dtype=np.uint64),
+            "node": np.full(n, node, dtype=np.uint64),
             "cwnd": col("cwnd_bytes").astype(np.uint64),
             "ssthresh": ssth,
             "rwnd": col("snd_wnd").astype(np.uint64),
@@ -821,7 +824,9 @@ def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Res
     # Server-side sample times count from the request's arrival, a one-way delay after the
     # client sent it, `connect` after the SYN.
     t_shift = connect + cfg.delay_c2s_s
-    trace = _trace_table(raw, t_shift)
+    names = [n.get("name") for n in scenario.to_dict(normalized=True).get("nodes", [])]
+    server = app.get("server") if isinstance(app, Mapping) else None
+    trace = _trace_table(raw, t_shift, names.index(server) if server in names else 0)
     events = _events_table(raw, trace, connect)
     end_t = max(rt, float(trace["time_s"].max()) if len(trace) else 0.0)
     f = raw["tcp_info_final"]
