@@ -138,7 +138,8 @@ def _link_summary(c: dict[str, Any]) -> dict[str, Any]:
 def _cpu_times() -> tuple[int, int] | None:
     """(busy, total) jiffies of all CPUs from /proc/stat, or None where it cannot be read."""
     try:
-        fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
     except (OSError, ValueError):
         return None
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
