@@ -134,15 +134,16 @@ def test_missing_field_names_the_field(tiny_dict: dict[str, Any]) -> None:
     del tiny_dict["links"][1]["rate"]
     with pytest.raises(errors.MissingFieldError) as info:
         Scenario.from_dict(tiny_dict)
-    assert info.value.field == "links[1].rate"
-    assert "links[1].rate" in str(info.value)
+    # named the way a user addresses the element (as --set does), not by its index
+    assert info.value.field == "links.wan.rate"
+    assert "links.wan.rate" in str(info.value) and "links[1]" not in str(info.value)
 
 
 def test_unknown_node_names_the_field(tiny_dict: dict[str, Any]) -> None:
     _with(tiny_dict, "links", "wan", b="nowhere")
     with pytest.raises(errors.ScenarioError, match="nowhere") as info:
         Scenario.from_dict(tiny_dict)
-    assert info.value.field == "links[1].b"
+    assert info.value.field == "links.wan.b"
 
 
 def test_errors_pickle_with_their_attributes(tiny_dict: dict[str, Any]) -> None:

@@ -262,7 +262,10 @@ def test_cwnd_growth_table_9():
         (["window", "--rwnd", "64QB", "--rtt", "1s"], ["'--rwnd'", "'64QB'", "KiB"]),
         (["line-rate", "--rate", "10Mhz"], ["'--rate'", "'10Mhz'", "Mbps"]),
         (["pftk", "--rtt", "100ms", "--per", "0.01", "--b", "0.5"], ["'--b'", "'0.5'", ">= 1"]),
-        (["pftk", "--rtt", "100ms", "--per", "0.01", "--rto", "0"], ["'--rto'", "'0'", "> 0 s"]),
+        (["pftk", "--rtt", "100ms", "--per", "0.01", "--rto", "0s"], ["'--rto'", "'0s'", "> 0 s"]),
+        # a bare number is refused as the scenario format refuses it (not read as seconds)
+        (["mathis", "--rtt", "100", "--per", "0.01"], ["'--rtt'", "'100' has no unit"]),
+        (["pftk", "--rtt", "100ms", "--per", "0.01", "--rto", "1"], ["'--rto'", "no unit"]),
         (["download", "--size", "10MB", "--rtt", "40ms"], ["--rate", "--rwnd", "nothing limits"]),
         (["download", "--size", "-1", "--rtt", "40ms", "--rwnd", "8760"], ["'--size'", "'-1'"]),
         (["cardwell", "--rtt", "1s"], ["--size", "--segments"]),

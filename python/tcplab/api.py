@@ -12,7 +12,9 @@ import copy
 import datetime as _dt
 import io
 import json
+import math
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -45,15 +47,55 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"value {obj!r} of type {type(obj).__name__} cannot be used in a scenario")
 
 
+def _check_numbers(node: Any, path: str) -> None:
+    """Refuse, naming the field, what JSON cannot carry to the core exactly: NaN, infinity and
+    integers outside 64 bits."""
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            _check_numbers(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(node, list | tuple):
+        for i, v in enumerate(node):
+            name = v.get("name") if isinstance(v, Mapping) else None
+            _check_numbers(v, f"{path}.{name}" if isinstance(name, str) else f"{path}.{i}")
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise _errors._invalid(path, node, "numbers must be finite", "a finite number")
+    elif isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**64:
+        raise _errors._invalid(
+            path, node, "out of the 64-bit range", "a whole number from -2^63 to 2^64 - 1"
+        )
+
+
 def _to_json(data: Mapping[str, Any]) -> str:
-    try:
-        return json.dumps(data, default=_json_default, allow_nan=False)
-    except ValueError as e:  # NaN or infinity
-        raise _errors._make(
-            _errors.InvalidValueError,
-            f"scenario: invalid value: {e}; numbers must be finite",
-            allowed="finite numbers",
-        ) from None
+    _check_numbers(data, "")
+    return json.dumps(data, default=_json_default, allow_nan=False)
+
+
+_LIST_ELEMENT = re.compile(r"\b(nodes|links|apps)\[(\d+)\]")
+
+
+def _named_paths(err: _errors.TcplabError, data: Mapping[str, Any]) -> _errors.TcplabError:
+    """The core names list elements by index (`links[0].rate`); say them the way a user
+    addresses them (`links.wan.rate`), as `--set` and `with_overrides` take them."""
+
+    def name(m: re.Match[str]) -> str:
+        items = data.get(m[1])
+        i = int(m[2])
+        if isinstance(items, list) and i < len(items) and isinstance(items[i], Mapping):
+            n = items[i].get("name")
+            if isinstance(n, str) and n and "." not in n:
+                return f"{m[1]}.{n}"
+        return m[0]
+
+    if any("[" in str(k) for k in data):  # a key the user spelled with brackets: keep it
+        return err
+    text = _LIST_ELEMENT.sub(name, str(err))
+    if text == str(err):
+        return err
+    new = type(err)(text)
+    for attr in ("kind", "field", "value", "allowed", "format"):
+        v = getattr(err, attr, None)
+        setattr(new, attr, _LIST_ELEMENT.sub(name, v) if isinstance(v, str) else v)
+    return new
 
 
 class Scenario:
@@ -72,7 +114,10 @@ class Scenario:
             raise TypeError(f"a scenario is a mapping (dict), not {type(data).__name__}")
         self._data: dict[str, Any] = copy.deepcopy(dict(data))
         self._json = _to_json(self._data)
-        self._normalized: dict[str, Any] = json.loads(_core.validate(self._json))
+        try:
+            self._normalized: dict[str, Any] = json.loads(_core.validate(self._json))
+        except _errors.ScenarioError as e:
+            raise _named_paths(e, self._data) from None
         #: The file the scenario was read from, if any.
         self.source = source
 
@@ -92,15 +137,34 @@ class Scenario:
         source: str | None = None
         if isinstance(path_or_text, os.PathLike) or not any(c in path_or_text for c in "\n=["):
             source = os.fspath(path_or_text)
-            text = Path(source).read_text(encoding="utf-8")
+            try:
+                text = Path(source).read_text(encoding="utf-8")
+            except UnicodeDecodeError as e:
+                raise _errors._make(
+                    _errors.ParseError,
+                    f"{source}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset "
+                    f"{e.start}); a scenario is a UTF-8 TOML file",
+                    format="TOML",
+                ) from None
+            except OSError as e:
+                raise _errors._make(
+                    _errors.ParseError, f"{source}: cannot read: {e.strerror}", format="TOML"
+                ) from None
         else:
             text = path_or_text
+        where = f" ({source})" if source else ""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            where = f" ({source})" if source else ""
             raise _errors._make(
                 _errors.ParseError, f"scenario is not valid TOML{where}: {e}", format="TOML"
+            ) from None
+        except RecursionError:
+            raise _errors._make(
+                _errors.ParseError,
+                f"scenario{where}: arrays or tables nested too deeply to read; a scenario "
+                "nests a few levels at most",
+                format="TOML",
             ) from None
         return cls(data, source=source)
 

@@ -88,6 +88,19 @@ def _tcplab_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_USER_ERROR) from None
 
 
+def _writable_dir(option: str, path: Path) -> None:
+    """Refuse (exit 2) a directory that cannot be made or written, naming the option."""
+    import tempfile
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".tcplab-write-test-"):
+            pass
+    except OSError as e:
+        typer.echo(f"error: {option} {path}: cannot write there: {e.strerror or e}", err=True)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+
+
 def parse_assignment(text: str) -> tuple[str, Any]:
     """``key=value`` -> (key, value). The value is read as a TOML value when it is one
     (``536``, ``0.01``, ``true``, ``{model="per", p=0.01}``), else taken as text (``10Mbps``)."""
@@ -133,6 +146,9 @@ def run_cmd(
 ) -> None:
     """Simulate a scenario and print its summary. An application that did not finish is named
     on stderr (exit status 3 with --strict)."""
+    for option, where in (("--out", out), ("--pcap", pcap)):
+        if where is not None:
+            _writable_dir(option, where)  # before simulating: a long run is not thrown away
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
         if pcap is not None:
@@ -368,9 +384,25 @@ _mount("conformance", "tcplab.conformance.cli")
 
 
 def main() -> None:
-    """Entry point of the `tcplab` script."""
+    """Entry point of the `tcplab` script: every mistake ends as one line ``error: ...`` on
+    stderr with exit status 2 (a usage mistake too), Ctrl-C as ``interrupted`` with 130."""
+    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
     try:
-        app()
+        rc = app(standalone_mode=False)
     except errors.TcplabError as e:  # from a mounted sub-command
         _print_error(e)
         sys.exit(EXIT_USER_ERROR)
+    except click_error as e:  # a usage mistake: unknown option, missing or bad value
+        if type(e).__name__ == "NoArgsIsHelpError":  # the help is printed already
+            sys.exit(0)
+        cmd = getattr(getattr(e, "ctx", None), "command_path", "tcplab")
+        typer.echo(f"error: {e.format_message()} (see {cmd} --help)", err=True)
+        sys.exit(getattr(e, "exit_code", EXIT_USER_ERROR) or EXIT_USER_ERROR)
+    except OSError as e:  # a file the user named that cannot be read or written
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        typer.echo(f"error:{where}: {e.strerror or e}", err=True)
+        sys.exit(EXIT_USER_ERROR)
+    except (KeyboardInterrupt, typer.Abort):
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -43,7 +43,25 @@ pub fn parse_rate(field: &str, s: &str) -> SimResult<u64> {
         "Bps" | "B/s" => 8.0,
         "kBps" | "KBps" | "kB/s" => 8e3,
         "MBps" | "MB/s" => 8e6,
-        _ => return Err(bad(field, s, ALLOWED)),
+        _ => {
+            // A case slip ("10 mbps") or a bare prefix ("10M"): say what was probably meant.
+            let guess = match unit.to_ascii_lowercase().trim_end_matches("bps") {
+                "" if !unit.is_empty() => Some("bps"),
+                "k" | "kb/s" => Some("kbps"),
+                "m" | "mb/s" => Some("Mbps"),
+                "g" | "gb/s" => Some("Gbps"),
+                _ => None,
+            };
+            let num = s[..s.len() - unit.len()].trim();
+            return Err(match guess {
+                Some(u) => SimError::invalid(
+                    field,
+                    format!("{s:?}"),
+                    format!("{ALLOWED} (did you mean \"{num}{u}\"?)"),
+                ),
+                None => bad(field, s, ALLOWED),
+            });
+        }
     };
     let bps = v * mult;
     if !((1.0..=1e13).contains(&bps)) {
@@ -76,8 +94,8 @@ pub fn parse_duration(field: &str, s: &str) -> SimResult<Dur> {
 
 /// A size in bytes. Accepts "10MB", "1460B", "64KiB", "1GB", or a bare integer (bytes).
 pub fn parse_size(field: &str, s: &str) -> SimResult<u64> {
-    const ALLOWED: &str =
-        "a non-negative size such as \"10MB\", \"64KiB\", \"1460B\" or a whole number of bytes";
+    const ALLOWED: &str = "a non-negative size up to 1PB (10^15 bytes) such as \"10MB\", \
+                           \"64KiB\", \"1TB\", \"1460B\" or a whole number of bytes";
     let (v, unit) = split_number(s).ok_or_else(|| bad(field, s, ALLOWED))?;
     let mult = match unit {
         "" | "B" | "bytes" => 1.0,
@@ -87,6 +105,9 @@ pub fn parse_size(field: &str, s: &str) -> SimResult<u64> {
         "KiB" => 1024.0,
         "MiB" => 1048576.0,
         "GiB" => 1073741824.0,
+        "TB" => 1e12,
+        "TiB" => 1099511627776.0,
+        "PB" => 1e15,
         _ => return Err(bad(field, s, ALLOWED)),
     };
     let b = v * mult;

@@ -103,7 +103,21 @@ def _count(option: str, text: str, *, lo: int) -> int:
     return int(value)
 
 
+def _needs_unit(option: str, text: str, what: str, examples: str) -> None:
+    """The command line refuses a bare number where the scenario format does: `--rtt 100`
+    would otherwise mean 100 s."""
+    try:
+        float(text.strip())
+    except ValueError:
+        return
+    raise typer.BadParameter(
+        f"{text!r} has no unit: {what} needs one, as in the scenario format ({examples})",
+        param_hint=f"'{option}'",
+    )
+
+
 def _duration(option: str, text: str, *, allow_zero: bool = False) -> float:
+    _needs_unit(option, text, "a duration", f"'{text.strip()}ms' or '{text.strip()}s'")
     return _parse(option, text, units.parse_duration, lo=0.0, lo_open=not allow_zero, unit="s")
 
 
@@ -357,6 +371,7 @@ def line_rate_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Line-rate limit MSS / (MSS + overhead) x rate."""
+    _needs_unit("--rate", rate, "a rate", f"'{rate.strip()}Mbps'")
     rt = _parse("--rate", rate, units.parse_rate, lo=0.0, lo_open=True, unit="bytes/s")
     m = _size("--mss", mss)
     o = _size("--overhead", overhead, allow_zero=True)
@@ -593,7 +608,10 @@ def download_cmd(
     rt = (
         np.inf
         if rate is None
-        else _parse("--rate", rate, units.parse_rate, lo=0.0, lo_open=True, finite=False)
+        else (
+            _needs_unit("--rate", rate, "a rate", f"'{rate.strip()}Mbps'")
+            or _parse("--rate", rate, units.parse_rate, lo=0.0, lo_open=True, finite=False)
+        )
     )
     w = np.inf if rwnd is None else _size("--rwnd", rwnd, finite=False)
     p, loss = _loss(per, ber, frame, per_method, required=False)
