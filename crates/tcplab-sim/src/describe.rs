@@ -12,7 +12,7 @@ use crate::loss::{ErrorModelConfig, Law};
 use crate::scenario::{AppKind, Scenario};
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::{params, recovery, LossBase, RtoRestart, SynLoss};
-use crate::topology::{path, routes};
+use crate::topology::Routes;
 
 fn law(l: &Law) -> Value {
     match l {
@@ -55,7 +55,7 @@ fn framing_json(f: Framing) -> Value {
 
 /// The resolved scenario as JSON.
 pub fn describe(sc: &Scenario) -> SimResult<Value> {
-    let r = routes(sc);
+    let mut r = Routes::new(sc);
     let hop = |d: u32| -> Value {
         let l = &sc.links[d as usize / 2];
         let k = d as usize % 2;
@@ -91,8 +91,8 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 a.name, sc.nodes[a.client].name, sc.nodes[a.server].name
             ))
         };
-        let data = path(sc, &r, snd, rcv).ok_or_else(no_path)?;
-        let ack = path(sc, &r, rcv, snd).ok_or_else(no_path)?;
+        let data = r.path(sc, snd, rcv).ok_or_else(no_path)?;
+        let ack = r.path(sc, rcv, snd).ok_or_else(no_path)?;
         let kind = match &a.kind {
             AppKind::Ftp { size, request_size } => {
                 json!({"kind": "ftp", "size": size, "request_size": request_size})

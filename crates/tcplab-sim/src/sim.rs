@@ -13,13 +13,8 @@ use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::SimTime;
-use crate::topology::{self, NO_ROUTE};
+use crate::topology::{Routes, NO_ROUTE};
 use crate::trace::{ConnTrace, EventLog, PacketLog, TraceRow};
-
-struct NodeRt {
-    /// Outgoing link direction towards each destination node.
-    route: Vec<u32>,
-}
 
 struct AppRt {
     conn: u32,
@@ -60,7 +55,7 @@ impl World {
 pub struct Sim<'s> {
     sc: &'s Scenario,
     w: World,
-    nodes: Vec<NodeRt>,
+    routes: Routes,
     dirs: Vec<LinkDir>,
     conns: Vec<[Endpoint; 2]>,
     apps: Vec<AppRt>,
@@ -94,15 +89,14 @@ impl<'s> Sim<'s> {
                 ));
             }
         }
-        let nodes: Vec<NodeRt> = topology::routes(sc)
-            .into_iter()
-            .map(|route| NodeRt { route })
-            .collect();
+        let mut routes = Routes::new(sc);
         let mut conns = Vec::new();
         let mut apps = Vec::new();
         for (i, a) in sc.apps.iter().enumerate() {
-            if nodes[a.client].route[a.server] == NO_ROUTE
-                || nodes[a.server].route[a.client] == NO_ROUTE
+            routes.prepare(a.client);
+            routes.prepare(a.server);
+            if routes.next_hop(a.client, a.server) == NO_ROUTE
+                || routes.next_hop(a.server, a.client) == NO_ROUTE
             {
                 return Err(SimError::Topology(format!(
                     "apps[{i}] ({}): no path between {} and {} (links join hosts only through routers)",
@@ -114,7 +108,7 @@ impl<'s> Sim<'s> {
             for (from, to) in [(a.client, a.server), (a.server, a.client)] {
                 let mut at = from;
                 while at != to {
-                    let d = &dirs[nodes[at].route[to] as usize];
+                    let d = &dirs[routes.next_hop(at, to) as usize];
                     if need > d.mtu {
                         return Err(SimError::invalid(
                             format!("apps[{i}].tcp.mss"),
@@ -169,7 +163,7 @@ impl<'s> Sim<'s> {
                 events: out.events.then(EventLog::default),
                 packets: out.packets.then(PacketLog::default),
             },
-            nodes,
+            routes,
             dirs,
             last_rows: vec![None; conns.len()],
             conns,
@@ -262,7 +256,7 @@ impl<'s> Sim<'s> {
     }
 
     fn forward(&mut self, node: u16, p: Packet) {
-        let dir = self.nodes[node as usize].route[p.dst as usize];
+        let dir = self.routes.next_hop(node as usize, p.dst as usize);
         if dir == NO_ROUTE {
             return;
         }
@@ -519,14 +513,16 @@ impl<'s> Sim<'s> {
             .enumerate()
             .map(|(i, [c, s])| {
                 let a = &self.sc.apps[i];
-                json!({
+                let mut v = json!({
                     "name": a.name,
                     "profile": a.profile,
                     "congestion_control": c.cc_name(),
                     "loss_recovery": c.recovery_name(),
-                    "client": ep_json(c),
-                    "server": ep_json(s),
-                })
+                });
+                // Assigned, not interpolated: json! would serialise each Value into a copy.
+                v["client"] = ep_json(c);
+                v["server"] = ep_json(s);
+                v
             })
             .collect();
         let dir_json = |d: &LinkDir| -> Value {
@@ -553,11 +549,10 @@ impl<'s> Sim<'s> {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                json!({
-                    "name": l.name,
-                    "ab": dir_json(&self.dirs[2 * i]),
-                    "ba": dir_json(&self.dirs[2 * i + 1]),
-                })
+                let mut v = json!({ "name": l.name });
+                v["ab"] = dir_json(&self.dirs[2 * i]);
+                v["ba"] = dir_json(&self.dirs[2 * i + 1]);
+                v
             })
             .collect();
         let apps: Vec<Value> = self
@@ -599,17 +594,17 @@ impl<'s> Sim<'s> {
                 })
             })
             .collect();
-        let summary = json!({
+        let mut summary = json!({
             "tcplab_version": crate::VERSION,
             "scenario": self.sc.run.name,
             "seed": self.sc.run.seed,
             "sim_time_s": end.as_secs_f64(),
             "stopped_by": if self.stopped_by_time { "stop_time" } else { "idle" },
             "events": self.w.q.executed(),
-            "apps": apps,
-            "connections": connections,
-            "links": links,
         });
+        summary["apps"] = Value::Array(apps);
+        summary["connections"] = Value::Array(connections);
+        summary["links"] = Value::Array(links);
         let mut tables = Vec::new();
         if let Some(t) = self.trace {
             tables.push(t.into_table());
@@ -628,3 +623,4 @@ impl<'s> Sim<'s> {
 pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
     Sim::new(sc)?.run()
 }
+
