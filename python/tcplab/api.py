@@ -8,15 +8,15 @@ parallel inside Rust, with the GIL released. Both return `Result` objects.
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
+import gc
 import io
 import json
 import math
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -65,9 +65,19 @@ def _check_numbers(node: Any, path: str) -> None:
         )
 
 
+#: A run of digits long enough to be an integer outside 64 bits (checked only then).
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
 def _to_json(data: Mapping[str, Any]) -> str:
-    _check_numbers(data, "")
-    return json.dumps(data, default=_json_default, allow_nan=False)
+    try:
+        text = json.dumps(data, default=_json_default, allow_nan=False)
+    except ValueError:  # NaN or infinity somewhere: say where
+        _check_numbers(data, "")
+        raise
+    if _LONG_DIGITS.search(text):
+        _check_numbers(data, "")
+    return text
 
 
 _LIST_ELEMENT = re.compile(r"\b(nodes|links|apps)\[(\d+)\]")
@@ -105,17 +115,20 @@ class Scenario:
     `Scenario(d)`. A scenario is immutable: `with_overrides` and `with_seed` return new ones.
     """
 
-    __slots__ = ("_data", "_json", "_normalized", "source")
+    __slots__ = ("_data", "_json", "_normalized", "_normalized_json", "source")
 
     def __init__(self, data: Mapping[str, Any], *, source: str | None = None) -> None:
         if isinstance(data, Scenario):
             data = data._data
         if not isinstance(data, Mapping):
             raise TypeError(f"a scenario is a mapping (dict), not {type(data).__name__}")
-        self._data: dict[str, Any] = copy.deepcopy(dict(data))
-        self._json = _to_json(self._data)
+        # The JSON text is the scenario's own copy: decoding it gives a deep copy of `data`
+        # (tuples as lists, keys as text) far faster than copy.deepcopy.
+        self._json = _to_json(data)
+        self._data: dict[str, Any] = json.loads(self._json)
         try:
-            self._normalized: dict[str, Any] = json.loads(_core.validate(self._json))
+            self._normalized_json: str = _core.validate(self._json)
+            self._normalized: dict[str, Any] = json.loads(self._normalized_json)
         except _errors.ScenarioError as e:
             raise _named_paths(e, self._data) from None
         #: The file the scenario was read from, if any.
@@ -173,7 +186,7 @@ class Scenario:
     def to_dict(self, *, normalized: bool = False) -> dict[str, Any]:
         """The scenario as a dict: as given, or `normalized` as the core returns it after
         validation (``run.seed`` always set; this is what a run uses and `Result.scenario`)."""
-        return copy.deepcopy(self._normalized if normalized else self._data)
+        return json.loads(self._normalized_json if normalized else self._json)
 
     def to_toml(self) -> str:
         """The scenario (as given) as TOML text; `Scenario.from_toml` reads it back."""
@@ -211,7 +224,7 @@ class Scenario:
         `UnknownFieldError`; a field the format does not know is refused by the core's
         validation (again `UnknownFieldError`, naming the field).
         """
-        data = copy.deepcopy(self._data)
+        data = json.loads(self._json)  # a fresh deep copy of _data
         for path, value in overrides.items():
             _set_path(data, self._normalized, path, value)
         try:
@@ -343,33 +356,99 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+class _Tables(Mapping[str, "pd.DataFrame"]):
+    """The trace tables of a run, each turned into a DataFrame when first read: a sweep of
+    thousands of runs pays nothing for tables nobody looks at."""
+
+    __slots__ = ("_raw", "_frames")
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self._raw = dict(raw)
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        df = self._frames.get(name)
+        if df is None:
+            df = self._frames[name] = _frame(self._raw[name])  # KeyError when absent
+        return df
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return f"<trace tables {', '.join(self._raw) or '(none)'}>"
+
+
 class Result:
     """What one simulation run produced.
 
     - `scenario`: the scenario as run (normalized, as a dict);
     - `summary`: the nested summary (version, seed, per connection, link and application);
     - `traces`: tables by name ("trace", "events", "packets" when enabled) as DataFrames.
+
+    Results from `run` and `run_many` decode each of these when it is first read.
     """
 
-    __slots__ = ("scenario", "summary", "traces")
+    __slots__ = ("_scenario", "_scenario_src", "_summary", "_summary_json", "_traces")
 
     def __init__(
         self,
         scenario: dict[str, Any],
         summary: dict[str, Any],
-        traces: dict[str, pd.DataFrame],
+        traces: Mapping[str, pd.DataFrame],
     ) -> None:
-        self.scenario = scenario
-        self.summary = summary
-        self.traces = traces
+        self._scenario: dict[str, Any] | None = scenario
+        self._scenario_src: Scenario | str | None = None
+        self._summary: dict[str, Any] | None = summary
+        self._summary_json: str | None = None
+        self._traces = traces
 
     @classmethod
-    def _from_core(cls, scenario: Scenario, summary_json: str, tables: Mapping[str, Any]) -> Result:
-        return cls(
-            scenario=scenario.to_dict(normalized=True),
-            summary=json.loads(summary_json),
-            traces={name: _frame(cols) for name, cols in tables.items()},
-        )
+    def _from_core(
+        cls, scenario: Scenario | str, summary_json: str, tables: Mapping[str, Any]
+    ) -> Result:
+        """A result straight from the core: `scenario` is the Scenario run, or its JSON text
+        (validated when first read); the summary is JSON text; tables are raw columns."""
+        r = cls.__new__(cls)
+        r._scenario, r._scenario_src = None, scenario
+        r._summary, r._summary_json = None, summary_json
+        r._traces = _Tables(tables)
+        return r
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        if self._scenario is None:
+            src = self._scenario_src
+            if isinstance(src, Scenario):
+                self._scenario = src.to_dict(normalized=True)
+            else:
+                self._scenario = json.loads(_core.validate(src or "{}"))
+        return self._scenario
+
+    @scenario.setter
+    def scenario(self, value: dict[str, Any]) -> None:
+        self._scenario = value
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        if self._summary is None:
+            self._summary = json.loads(self._summary_json or "{}")
+        return self._summary
+
+    @summary.setter
+    def summary(self, value: dict[str, Any]) -> None:
+        self._summary = value
+
+    @property
+    def traces(self) -> Mapping[str, pd.DataFrame]:
+        return self._traces
+
+    @traces.setter
+    def traces(self, value: Mapping[str, pd.DataFrame]) -> None:
+        self._traces = value
 
     # -- files ----------------------------------------------------------------------------------
 
@@ -583,14 +662,22 @@ def run_many(
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     scs = [_as_scenario(s) for s in scenarios]
-    outputs = _core.run_many([s._json for s in scs], jobs)
-    results: list[Any] = []
-    for i, (sc, out) in enumerate(zip(scs, outputs, strict=True)):
-        if isinstance(out, BaseException):
-            if errors == "raise":
-                out.add_note(f"raised by scenario {i} of {len(scs)} given to run_many")
-                raise out
-            results.append(out)
-        else:
-            results.append(Result._from_core(sc, *out))
+    # Thousands of small result objects are made here and none is garbage: the cyclic
+    # collector would walk them all again and again (a quarter of the time of short runs).
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        outputs = _core.run_many([s._json for s in scs], jobs)
+        results: list[Any] = []
+        for i, (sc, out) in enumerate(zip(scs, outputs, strict=True)):
+            if isinstance(out, BaseException):
+                if errors == "raise":
+                    out.add_note(f"raised by scenario {i} of {len(scs)} given to run_many")
+                    raise out
+                results.append(out)
+            else:
+                results.append(Result._from_core(sc, *out))
+    finally:
+        if gc_was_on:
+            gc.enable()
     return results

@@ -459,14 +459,9 @@ class _StudyRows:
         self.cases = dict(cases)
 
     def __call__(self, task: Any, summary_json: str, tables: Mapping[str, Any]) -> Any:
-        from tcplab import _core
-        from tcplab.api import Result, _frame
+        from tcplab.api import Result
 
-        r = Result(
-            scenario=json.loads(_core.validate(task.scenario)),
-            summary=json.loads(summary_json),
-            traces={name: _frame(cols) for name, cols in tables.items()},
-        )
+        r = Result._from_core(task.scenario, summary_json, tables)
         row = self.study._row(self.cases[task.labels["case"]], task.seed, r)
         row["run_id"] = task.run_id
         return row, (r if task.keep else None)
