@@ -508,3 +508,40 @@ def test_the_trace_says_whose_it_is() -> None:
     bulk = Scenario.from_toml(EXAMPLE).with_overrides({"apps.ftp.kind": "bulk"})
     tr = tcplab.run(bulk).traces["trace"]
     assert set(tr["end"]) == {0} and set(tr["node"]) == {2}  # the client, node 2
+
+
+# -- Ctrl-C reaches the core -------------------------------------------------------------------
+
+_INTERRUPT_SCRIPT = """
+import os, signal, sys, threading, time
+import tcplab
+sc = tcplab.Scenario.from_toml(sys.argv[1]).with_overrides({"apps.download.size": "20GB"})
+many = sys.argv[2] == "many"
+t0 = time.perf_counter()
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    tcplab.run_many([sc.with_seed(s) for s in range(1, 9)], jobs=2) if many else tcplab.run(sc)
+    print("finished", time.perf_counter() - t0)
+except KeyboardInterrupt:
+    t1 = time.perf_counter() - t0
+    tiny = sc.with_overrides({"apps.download.size": "100kB"})
+    assert tcplab.run(tiny).summary["apps"][0]["completed"]  # the core is usable afterwards
+    print("interrupted", t1)
+"""
+
+
+@pytest.mark.parametrize("how", ["one", "many"])
+def test_ctrl_c_stops_a_long_run_in_the_core(how: str) -> None:
+    """SIGINT during a call into the core raises KeyboardInterrupt soon, not after the runs
+    (one 20 GB transfer takes about 7 s of simulation)."""
+    example = ROOT / "examples" / "bulk_1gb.toml"
+    out = subprocess.run(
+        [sys.executable, "-c", _INTERRUPT_SCRIPT, str(example), how],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    word, seconds = out.stdout.split()
+    assert word == "interrupted"
+    assert float(seconds) < 1.5

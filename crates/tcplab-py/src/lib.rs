@@ -34,6 +34,8 @@
 #![allow(clippy::useless_conversion)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -159,7 +161,9 @@ fn build_exception(py: Python<'_>, err: &SimError) -> PyResult<PyErr> {
             (&exc.missing_field, s(field), none(), s(allowed), none())
         }
         SimError::Topology(_) => (&exc.topology, none(), none(), none(), none()),
-        SimError::Internal(_) => (&exc.internal, none(), none(), none(), none()),
+        SimError::Internal(_) | SimError::Cancelled => {
+            (&exc.internal, none(), none(), none(), none())
+        }
     };
     let instance = class.bind(py).call1((err.to_string(),))?;
     instance.setattr("kind", err.kind())?;
@@ -248,16 +252,30 @@ fn tables_to_py<'py>(py: Python<'py>, tables: &[Table]) -> PyResult<Bound<'py, P
     Ok(out)
 }
 
+/// A finished run as the Python side receives it: the summary already as JSON text (made on
+/// the worker thread, so that `run_many` does it in parallel) and the tables.
+struct Finished {
+    summary: String,
+    tables: Vec<Table>,
+}
+
+fn finish(output: SimOutput) -> Result<Finished, SimError> {
+    let summary = serde_json::to_string(&output.summary)
+        .map_err(|e| SimError::Internal(format!("summary is not JSON: {e}")))?;
+    Ok(Finished {
+        summary,
+        tables: output.tables,
+    })
+}
+
 /// `(summary_json, tables)`.
-fn output_to_py<'py>(py: Python<'py>, output: &SimOutput) -> PyResult<Bound<'py, PyTuple>> {
-    let summary = serde_json::to_string(&output.summary).map_err(|e| {
-        sim_error_to_py(py, &SimError::Internal(format!("summary is not JSON: {e}")))
-    })?;
+fn output_to_py<'py>(py: Python<'py>, output: &Finished) -> PyResult<Bound<'py, PyTuple>> {
+    let summary = &output.summary;
     let tables = tables_to_py(py, &output.tables)?;
     Ok(PyTuple::new_bound(
         py,
         [
-            PyString::new_bound(py, &summary).into_any(),
+            PyString::new_bound(py, summary).into_any(),
             tables.into_any(),
         ],
     ))
@@ -266,10 +284,62 @@ fn output_to_py<'py>(py: Python<'py>, output: &SimOutput) -> PyResult<Bound<'py,
 // ------------------------------------------------------------------------------------------------
 // Entry points
 
-fn run_one(scenario_json: &str) -> Result<SimOutput, SimError> {
+fn run_one(scenario_json: &str, cancel: &AtomicBool) -> Result<Finished, SimError> {
+    if cancel.load(Ordering::Relaxed) {
+        return Err(SimError::Cancelled);
+    }
     guarded(|| {
         let scenario = Scenario::from_json_str(scenario_json)?;
-        tcplab_sim::run(&scenario)
+        finish(tcplab_sim::run_cancellable(&scenario, cancel)?)
+    })
+}
+
+/// How often a waiting call looks at Python's signal handlers.
+const SIGNAL_POLL: Duration = Duration::from_millis(25);
+
+/// Run `work` on its own thread with the GIL released, looking at Python's signal handlers
+/// every 25 ms meanwhile. When a handler raises (Ctrl-C gives `KeyboardInterrupt`), set `cancel`
+/// so that the runs in flight give up within about 1,024 events and the queued ones do not
+/// start, wait for the work to return, and raise that exception: Ctrl-C stops a long run or a
+/// large `run_many` at once instead of after it.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let caller = std::thread::current();
+        let worker = std::thread::Builder::new()
+            .name("tcplab-call".into())
+            .spawn_scoped(scope, move || {
+                let out = work();
+                caller.unpark();
+                out
+            })
+            .map_err(|e| sim_error_to_py(py, &SimError::Internal(format!("thread: {e}"))))?;
+        let mut raised: Option<PyErr> = None;
+        while !worker.is_finished() {
+            py.allow_threads(|| std::thread::park_timeout(SIGNAL_POLL));
+            if raised.is_none() && !worker.is_finished() {
+                if let Err(e) = py.check_signals() {
+                    cancel.store(true, Ordering::Relaxed);
+                    raised = Some(e);
+                }
+            }
+        }
+        let out = py.allow_threads(|| worker.join()).map_err(|payload| {
+            sim_error_to_py(
+                py,
+                &SimError::Internal(format!(
+                    "panic in the simulator call: {}",
+                    panic_message(payload.as_ref())
+                )),
+            )
+        })?;
+        match raised {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     })
 }
 
@@ -322,8 +392,8 @@ fn describe(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple>> {
     guarded_py(py, || {
         let owned = scenario_json.to_owned();
-        let output = py
-            .allow_threads(|| run_one(&owned))
+        let cancel = AtomicBool::new(false);
+        let output = interruptible(py, &cancel, || run_one(&owned, &cancel))?
             .map_err(|e| sim_error_to_py(py, &e))?;
         output_to_py(py, &output)
     })
@@ -354,13 +424,19 @@ fn run_many<'py>(
             ),
             None => None,
         };
-        let outputs: Vec<Result<SimOutput, SimError>> = py.allow_threads(|| {
-            let work = || scenario_jsons.par_iter().map(|s| run_one(s)).collect();
+        let cancel = AtomicBool::new(false);
+        let outputs: Vec<Result<Finished, SimError>> = interruptible(py, &cancel, || {
+            let work = || {
+                scenario_jsons
+                    .par_iter()
+                    .map(|s| run_one(s, &cancel))
+                    .collect()
+            };
             match &pool {
                 Some(pool) => pool.install(work),
                 None => work(),
             }
-        });
+        })?;
         let items = PyList::empty_bound(py);
         for output in outputs {
             match output {

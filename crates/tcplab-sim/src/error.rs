@@ -30,6 +30,9 @@ pub enum SimError {
     /// An internal invariant broke; a bug in tcplab, reported instead of a panic.
     #[error("internal error (please report): {0}")]
     Internal(String),
+    /// The caller asked the run to stop (its cancel flag was set) before it finished.
+    #[error("run cancelled before it finished")]
+    Cancelled,
 }
 
 impl SimError {
@@ -53,6 +56,7 @@ impl SimError {
             SimError::MissingField { .. } => "missing_field",
             SimError::Topology(_) => "topology",
             SimError::Internal(_) => "internal",
+            SimError::Cancelled => "cancelled",
         }
     }
 }

@@ -26,6 +26,6 @@ pub mod units;
 pub use error::{SimError, SimResult};
 pub use output::{Column, SimOutput, Table};
 pub use scenario::Scenario;
-pub use sim::run;
+pub use sim::{run, run_cancellable};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

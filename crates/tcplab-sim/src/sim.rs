@@ -1,6 +1,8 @@
 //! The simulated world: nodes with static routes, link directions, connections and
 //! applications, driven by one event queue.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde_json::{json, Value};
 
 use crate::engine::{Event, EventQueue, TimerKind};
@@ -176,7 +178,13 @@ impl<'s> Sim<'s> {
     }
 
     /// Run to completion (the event queue drains) or to the stop time.
-    pub fn run(mut self) -> SimResult<SimOutput> {
+    pub fn run(self) -> SimResult<SimOutput> {
+        self.run_cancellable(None)
+    }
+
+    /// As [`Sim::run`], but give up with [`SimError::Cancelled`] soon after `cancel` becomes
+    /// true (it is looked at every 1,024 events), so that a caller can stop long runs at once.
+    pub fn run_cancellable(mut self, cancel: Option<&AtomicBool>) -> SimResult<SimOutput> {
         for (i, a) in self.sc.apps.iter().enumerate() {
             self.w
                 .q
@@ -185,10 +193,18 @@ impl<'s> Sim<'s> {
         if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
             self.w.q.schedule(SimTime::ZERO + iv, Event::Sample);
         }
+        let mut countdown = CANCEL_CHECK_EVERY;
         while let Some((t, ev)) = self.w.q.pop() {
             if t > self.stop {
                 self.stopped_by_time = true;
                 break;
+            }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = CANCEL_CHECK_EVERY;
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(SimError::Cancelled);
+                }
             }
             let active = match ev {
                 Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
@@ -624,3 +640,10 @@ pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
     Sim::new(sc)?.run()
 }
 
+/// Run a scenario that the caller can stop by setting `cancel` (see [`Sim::run_cancellable`]).
+pub fn run_cancellable(sc: &Scenario, cancel: &AtomicBool) -> SimResult<SimOutput> {
+    Sim::new(sc)?.run_cancellable(Some(cancel))
+}
+
+/// How many events run between two looks at the cancel flag.
+const CANCEL_CHECK_EVERY: u32 = 1024;
