@@ -35,7 +35,48 @@ from tcplab import __version__, errors
 from tcplab.api import Scenario, run
 from tcplab.cli_options import FileArg, JobsOpt, RunOutOpt, SeedOpt, SetOpt, SummaryJsonOpt
 
+# The sub-command groups are imported when one of them is used (or `tcplab -h` lists them), not
+# at start-up: the models pull in numpy, the studies pandas and matplotlib, and `tcplab run`
+# should not wait for them.
+_LAZY_GROUPS = {
+    "model": "tcplab.models.cli",
+    "study": "tcplab.studies.cli",
+    "testbed": "tcplab.testbed.cli",
+    "conformance": "tcplab.conformance.cli",
+}
+
+
+def _lazy_group(name: str) -> Any:
+    """The click group of the sub-command `name`, or None if its module is absent. Only the
+    module itself being absent is tolerated; an import error inside it propagates."""
+    module = _LAZY_GROUPS[name]
+    try:
+        sub = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name is not None and (module == e.name or module.startswith(e.name + ".")):
+            return None
+        raise
+    group = typer.main.get_group(sub.app)
+    group.name = name
+    return group
+
+
+class _Group(typer.core.TyperGroup):
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(super().list_commands(ctx))
+        return names + [n for n in _LAZY_GROUPS if n not in names]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in _LAZY_GROUPS and cmd_name not in self.commands:
+            group = _lazy_group(cmd_name)
+            if group is None:
+                return None
+            self.commands[cmd_name] = group
+        return super().get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
+    cls=_Group,
     name="tcplab",
     help="A laboratory for TCP over noisy, high bit-error-rate links.",
     no_args_is_help=True,
@@ -362,25 +403,9 @@ def version_cmd() -> None:
     typer.echo(f"tcplab {__version__}")
 
 
-def _mount(name: str, module: str) -> None:
-    """Add `module.app` as the sub-command `name` if the module exists. Only the module itself
-    being absent is tolerated; an import error inside it propagates."""
-    try:
-        sub = importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name is not None and (module == e.name or module.startswith(e.name + ".")):
-            return
-        raise
-    app.add_typer(sub.app, name=name)
-
-
 from tcplab.sweep.cli import register as _register_sweep  # noqa: E402
 
 _register_sweep(app)
-_mount("model", "tcplab.models.cli")
-_mount("study", "tcplab.studies.cli")
-_mount("testbed", "tcplab.testbed.cli")
-_mount("conformance", "tcplab.conformance.cli")
 
 
 def main() -> None:
