@@ -20,14 +20,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tcplab
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 GOLDEN = HERE / "golden_summaries.json"
 
-CCS = ["tahoe", "reno", "newreno", "westwood", "westwood+", "vegas", "veno", "cubic", "bbr", "aimd-delay"]
+CCS = [
+    "tahoe",
+    "reno",
+    "newreno",
+    "westwood",
+    "westwood+",
+    "vegas",
+    "veno",
+    "cubic",
+    "bbr",
+    "aimd-delay",
+]
 LRS = ["dupack", "newreno", "sack", "rack-tlp"]
 PROFILES = ["riverbed", "rfc", "linux", "ns2"]
 
@@ -40,7 +50,8 @@ def _shared_bottleneck(seed: int) -> dict[str, Any]:
         {"name": "r2", "kind": "router"},
     ]
     links: list[dict[str, Any]] = [
-        {"name": f"a{i}", "a": f"s{i}", "b": "r1", "rate": "100Mbps", "delay": f"{i}ms"} for i in (1, 2, 3)
+        {"name": f"a{i}", "a": f"s{i}", "b": "r1", "rate": "100Mbps", "delay": f"{i}ms"}
+        for i in (1, 2, 3)
     ]
     links.append(
         {
@@ -50,10 +61,15 @@ def _shared_bottleneck(seed: int) -> dict[str, Any]:
             "rate": "10Mbps",
             "delay": "15ms",
             "queue": "40p",
-            "ab": {"error": {"model": "gilbert-elliott", "p_gb": 0.001, "p_bg": 0.1, "bad_per": 0.3}},
+            "ab": {
+                "error": {"model": "gilbert-elliott", "p_gb": 0.001, "p_bg": 0.1, "bad_per": 0.3}
+            },
         }
     )
-    links += [{"name": f"b{i}", "a": "r2", "b": f"d{i}", "rate": "100Mbps", "delay": "1ms"} for i in (1, 2, 3)]
+    links += [
+        {"name": f"b{i}", "a": "r2", "b": f"d{i}", "rate": "100Mbps", "delay": "1ms"}
+        for i in (1, 2, 3)
+    ]
     apps = [
         {"name": "ftp", "kind": "ftp", "client": "d1", "server": "s1", "size": "2MB"},
         {
@@ -108,7 +124,9 @@ def cases() -> dict[str, tcplab.Scenario]:
         "gilbert": {"model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.2, "bad_per": 0.5},
         "list": {"model": "list", "frames": [5, 9, 10, 40]},
     }.items():
-        out[f"errors/{name}"] = sarkar.with_overrides({"links.wan.ab.error": err, "links.wan.ba.error": err})
+        out[f"errors/{name}"] = sarkar.with_overrides(
+            {"links.wan.ab.error": err, "links.wan.ba.error": err}
+        )
     for seed in (1, 2, 3):
         out[f"shared/seed{seed}"] = tcplab.Scenario.from_dict(_shared_bottleneck(seed))
     return out

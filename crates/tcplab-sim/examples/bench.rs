@@ -1,8 +1,11 @@
-//! Benchmark one scenario: `cargo run --release --example bench -- FILE [--set-per P] [--repeat N]`.
+//! Benchmark one scenario: `cargo run --release --example bench -- FILE [--per P] [--repeat N]`.
 //!
-//! Prints one JSON line: wall time (median of the repeats), events and events/s, data segments
-//! sent and segments/s, and the process's peak resident memory (VmHWM). Run one scenario per
-//! process so that the peak memory belongs to it alone.
+//! FILE is TOML, or JSON when its name ends in `.json`. Prints one JSON line: the time to parse
+//! and validate the file, the set-up time (`Sim::new`: routes, links, endpoints), the run's wall
+//! time (median of the repeats, set-up excluded), events and events/s, data segments sent and
+//! segments/s, and the process's peak resident memory (VmHWM) once after parsing and set-up and
+//! once at the end. Run one scenario per process so
+//! that the peak memory belongs to it alone.
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -48,7 +51,14 @@ fn main() -> ExitCode {
         );
         text = text.replace("p = \"1%\"", &format!("p = {p}"));
     }
-    let sc = match tcplab_sim::Scenario::from_toml_str(&text) {
+    let t0 = Instant::now();
+    let parsed = if path.ends_with(".json") {
+        tcplab_sim::Scenario::from_json_str(&text)
+    } else {
+        tcplab_sim::Scenario::from_toml_str(&text)
+    };
+    let parse_s = t0.elapsed().as_secs_f64();
+    let sc = match parsed {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -56,10 +66,24 @@ fn main() -> ExitCode {
         }
     };
     let mut walls = Vec::new();
+    let mut setups = Vec::new();
     let mut summary = serde_json::Value::Null;
+    let mut setup_peak: Option<f64> = None;
     for _ in 0..repeat {
         let t0 = Instant::now();
-        match tcplab_sim::run(&sc) {
+        let sim = match tcplab_sim::sim::Sim::new(&sc) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        setups.push(t0.elapsed().as_secs_f64());
+        if setup_peak.is_none() {
+            setup_peak = peak_rss_mb();
+        }
+        let t0 = Instant::now();
+        match sim.run() {
             Ok(out) => summary = out.summary,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -69,7 +93,9 @@ fn main() -> ExitCode {
         walls.push(t0.elapsed().as_secs_f64());
     }
     walls.sort_by(f64::total_cmp);
+    setups.sort_by(f64::total_cmp);
     let wall = walls[walls.len() / 2];
+    let setup = setups[setups.len() / 2];
     let events = summary["events"].as_f64().unwrap_or(0.0);
     let data: f64 = summary["connections"]
         .as_array()
@@ -82,17 +108,25 @@ fn main() -> ExitCode {
                 .sum()
         })
         .unwrap_or(0.0);
+    let completed = summary["apps"]
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|x| x["completed"] == true).count());
     let line = serde_json::json!({
         "scenario": path,
         "per": per.unwrap_or(0.0),
         "repeat": repeat,
+        "parse_s": parse_s,
+        "setup_s": setup,
         "wall_s": wall,
+        "ns_per_data_segment": wall * 1e9 / data.max(1.0),
         "sim_time_s": summary["sim_time_s"],
         "response_time_s": summary["apps"][0]["response_time_s"],
+        "apps_completed": completed,
         "events": events,
         "events_per_s": events / wall,
         "data_segments": data,
         "data_segments_per_s": data / wall,
+        "setup_peak_rss_mb": setup_peak,
         "peak_rss_mb": peak_rss_mb(),
     });
     println!("{line}");
