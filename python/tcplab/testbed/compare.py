@@ -114,7 +114,7 @@ def plot_cwnd(sim: Result, testbed: Result, title: str = "") -> Figure:
         t = tr["time_s"].to_numpy(dtype=float)
         ax.step(t, tr["cwnd"].to_numpy(dtype=float), where="post", color=color, lw=1.1,
                 label=f"{name}: cwnd")  # fmt: skip
-        ss = tr["ssthresh"].to_numpy(dtype=float)
+        ss = tr["ssthresh"].to_numpy(dtype=float, copy=True)  # read-only view under pandas 3
         ss[ss >= SSTHRESH_UNLIMITED] = np.nan
         ax.step(t, ss, where="post", color=color, lw=0.8, ls=":", label=f"{name}: ssthresh")
     y0 = 0.0
