@@ -1,11 +1,8 @@
-//! The event queue: a binary heap keyed by `(time, seq)`.
+//! The event queue: a 4-ary heap keyed by `(time, seq)`.
 //!
 //! `seq` is a counter taken when an event is scheduled, so events at the same instant run in the
 //! order they were scheduled, and every run is deterministic. Time never goes backwards: popping
 //! asserts it (a violation is a bug and is reported as an internal error by the caller).
-
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use crate::time::SimTime;
 
@@ -42,34 +39,77 @@ pub enum TimerKind {
 }
 pub const N_TIMERS: usize = 7;
 
+/// A heap entry: the time in the high 64 bits of the key and the scheduling counter in the low
+/// ones, so one integer comparison orders by `(time, seq)`; keys are unique.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
+    key: u128,
     ev: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
+/// A 4-ary min-heap on `Entry::key`. Against std's binary max-heap it does half the levels and
+/// compares single integers, and its sift-down stops as soon as the moved entry fits (the event
+/// queue is small: link heads and armed timers, so most pops settle near the top).
+#[derive(Debug, Default)]
+struct Heap {
+    v: Vec<Entry>,
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+
+impl Heap {
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let mut i = self.v.len();
+        self.v.push(e);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.v[parent].key <= e.key {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = e;
     }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then(o.seq.cmp(&self.seq))
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        let n = self.v.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = self.v[0];
+        let mut i = 0;
+        loop {
+            let first = 4 * i + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + 4).min(n);
+            let mut m = first;
+            for c in first + 1..end {
+                if self.v[c].key < self.v[m].key {
+                    m = c;
+                }
+            }
+            if self.v[m].key >= last.key {
+                break;
+            }
+            self.v[i] = self.v[m];
+            i = m;
+        }
+        self.v[i] = last;
+        Some(top)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.v.is_empty()
     }
 }
 
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Heap,
     seq: u64,
     now: SimTime,
     popped: u64,
@@ -97,8 +137,7 @@ impl EventQueue {
         let time = time.max(self.now);
         self.seq += 1;
         self.heap.push(Entry {
-            time,
-            seq: self.seq,
+            key: (u128::from(time.0) << 64) | u128::from(self.seq),
             ev,
         });
     }
@@ -108,9 +147,10 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let e = self.heap.pop()?;
         // Invariant: time never goes backwards (guaranteed by `schedule`).
-        self.now = e.time;
+        let time = SimTime((e.key >> 64) as u64);
+        self.now = time;
         self.popped += 1;
-        Some((e.time, e.ev))
+        Some((time, e.ev))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -176,6 +216,42 @@ impl Timer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pops_in_time_then_scheduling_order_under_random_interleaving() {
+        // Interleaved pushes and pops, times drawn around `now`: every pop must return the
+        // smallest (time, seq) pushed and not yet popped.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut q = EventQueue::new();
+        let mut model: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0;
+        for _ in 0..20_000 {
+            if next() % 3 != 0 || model.is_empty() {
+                let t = q.now().0 + next() % 50;
+                seq += 1;
+                q.schedule(SimTime(t), Event::AppTick { app: seq as u32 });
+                model.push((t, seq));
+            } else {
+                let want = *model.iter().min().unwrap();
+                let i = model.iter().position(|&w| w == want).unwrap();
+                model.swap_remove(i);
+                let (t, ev) = q.pop().unwrap();
+                assert_eq!((t.0, ev), (want.0, Event::AppTick { app: want.1 as u32 }));
+            }
+        }
+        while let Some((t, ev)) = q.pop() {
+            let want = *model.iter().min().unwrap();
+            model.retain(|&w| w != want);
+            assert_eq!((t.0, ev), (want.0, Event::AppTick { app: want.1 as u32 }));
+        }
+        assert!(model.is_empty());
+    }
 
     #[test]
     fn same_time_events_run_in_scheduling_order() {

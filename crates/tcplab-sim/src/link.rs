@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
-use crate::time::{serialization, Dur, SimTime};
+use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +114,10 @@ pub struct LinkDir {
     pub err: ErrorModel,
     pub stats: LinkStats,
     busy_until: SimTime,
+    /// Nanoseconds per byte on the wire when the rate divides 8e9 bits·ns/s exactly (every
+    /// common rate: 10 Mbit/s is 800, 1 Gbit/s is 8), so that a frame's transmission time is
+    /// one multiplication, the same value as `serialization` gives; 0 when it does not.
+    ns_per_byte: u64,
     /// Frames accepted whose transmission has not started: (start time, wire bytes).
     waiting: VecDeque<(SimTime, u32)>,
     waiting_bytes: u64,
@@ -145,6 +149,11 @@ impl LinkDir {
             err,
             stats: LinkStats::default(),
             busy_until: SimTime::ZERO,
+            ns_per_byte: match rate_bps {
+                0 => 0,
+                r if (8 * NS_PER_SEC).is_multiple_of(r) => 8 * NS_PER_SEC / r,
+                _ => 0,
+            },
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             in_flight: VecDeque::new(),
@@ -198,7 +207,11 @@ impl LinkDir {
         } else {
             now
         };
-        let tx = serialization(wire as u64, self.rate_bps);
+        let tx = if self.ns_per_byte != 0 {
+            Dur(wire as u64 * self.ns_per_byte)
+        } else {
+            serialization(wire as u64, self.rate_bps)
+        };
         self.busy_until = start + tx;
         self.stats.frames_sent += 1;
         self.stats.bytes_on_wire += wire as u64;
