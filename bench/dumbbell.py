@@ -107,7 +107,17 @@ def figure(n: int) -> dict[str, Any]:
     }
 
 
+def build_bench() -> None:
+    """Build (or confirm up to date) the Rust bench example, so that no stale binary is timed."""
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "tcplab-sim", "--example", "bench"],
+        cwd=ROOT,
+        check=True,
+    )
+
+
 def main(argv: list[str]) -> int:
+    build_bench()
     for a in argv or ["1", "100", "1000"]:
         print(json.dumps(figure(int(a))), flush=True)
     return 0

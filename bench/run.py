@@ -123,6 +123,8 @@ def main() -> int:
         speedup = results[-2]["wall_s"] / results[-1]["wall_s"]
         print(f"ratio: run_many speed-up with all cores: {speedup:.2f}")
     results.extend(ns2_figures())
+    scale = ROOT / "bench" / "scale.py"
+    subprocess.run([sys.executable, str(scale)], cwd=ROOT, check=True)
     sweep = ROOT / "bench" / "sweep_bench.py"
     subprocess.run([sys.executable, str(sweep)], cwd=ROOT, check=True)
     extra = ROOT / "bench" / "extra.py"
