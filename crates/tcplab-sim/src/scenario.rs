@@ -91,6 +91,8 @@ pub struct OutputCfg {
     pub trace_interval: Option<Dur>,
     pub events: bool,
     pub packets: bool,
+    /// The length of every link direction's queue over time (the `queues` table).
+    pub queues: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1601,13 +1603,14 @@ impl Scenario {
         keys_ok(
             om,
             "output",
-            &["trace", "trace_interval", "events", "packets"],
+            &["trace", "trace_interval", "events", "packets", "queues"],
         )?;
         let output = OutputCfg {
             trace: get_bool(om, "output", "trace")?.unwrap_or(false),
             trace_interval: get_dur(om, "output", "trace_interval")?,
             events: get_bool(om, "output", "events")?.unwrap_or(true),
             packets: get_bool(om, "output", "packets")?.unwrap_or(false),
+            queues: get_bool(om, "output", "queues")?.unwrap_or(false),
         };
         if output.trace_interval == Some(Dur::ZERO) {
             return Err(SimError::invalid(

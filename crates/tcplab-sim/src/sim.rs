@@ -9,7 +9,7 @@ use crate::engine::{Event, EventQueue, TimerKind};
 use crate::error::{SimError, SimResult};
 use crate::link::{LinkDir, Offer};
 use crate::loss::ErrorModel;
-use crate::output::SimOutput;
+use crate::output::{Column, SimOutput, Table};
 use crate::packet::Packet;
 use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
@@ -90,6 +90,9 @@ impl<'s> Sim<'s> {
                     ErrorModel::new(d.error.clone(), stream(seed, &id)),
                 ));
             }
+        }
+        if sc.output.queues {
+            dirs.iter_mut().for_each(LinkDir::log_queue);
         }
         let mut routes = Routes::new(sc);
         let mut conns = Vec::new();
@@ -631,6 +634,9 @@ impl<'s> Sim<'s> {
         if let Some(p) = self.w.packets {
             tables.push(p.into_table());
         }
+        if self.sc.output.queues {
+            tables.push(queue_table(&self.dirs, end));
+        }
         SimOutput { summary, tables }
     }
 }
@@ -643,6 +649,30 @@ pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
 /// Run a scenario that the caller can stop by setting `cancel` (see [`Sim::run_cancellable`]).
 pub fn run_cancellable(sc: &Scenario, cancel: &AtomicBool) -> SimResult<SimOutput> {
     Sim::new(sc)?.run_cancellable(Some(cancel))
+}
+
+/// The `queues` table: every link direction's waiting queue (frames and wire bytes, the frame
+/// being transmitted not counted) after each change, up to the end of the run.
+fn queue_table(dirs: &[LinkDir], end: SimTime) -> Table {
+    let (mut time, mut link, mut frames, mut bytes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for d in dirs {
+        for (t, f, b) in d.queue_series(end) {
+            time.push(t.as_secs_f64());
+            link.push(d.name.clone());
+            frames.push(f);
+            bytes.push(b);
+        }
+    }
+    Table {
+        name: "queues".into(),
+        columns: vec![
+            ("time_s".into(), Column::F64(time)),
+            ("link".into(), Column::Str(link)),
+            ("packets".into(), Column::U64(frames)),
+            ("bytes".into(), Column::U64(bytes)),
+        ],
+    }
 }
 
 /// How many events run between two looks at the cancel flag.
