@@ -242,6 +242,12 @@ class Scenario:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def _repr_html_(self) -> str:
+        """Notebook view: nodes, links, applications and the resolved TCP settings."""
+        from tcplab.notebook import scenario_html
+
+        return scenario_html(self)
+
     def __repr__(self) -> str:
         def names(section: str) -> list[str]:
             return [str(x.get("name", "?")) for x in self._data.get(section, [])]
@@ -493,6 +499,15 @@ class Result:
         traces = {p.stem: pd.read_parquet(p) for p in sorted(src.glob("*.parquet"))}
         return cls(scenario=scenario, summary=summary, traces=traces)
 
+    def plot(self, outdir: str | os.PathLike[str]) -> dict[str, dict[str, Path]]:
+        """Draw this run into `outdir`: the data senders' windows over time with loss marks
+        (needs ``output.trace``), the time-sequence diagram (from ``output.packets`` or the
+        trace) and the link queues (``output.queues``), each as PNG and SVG. Returns the paths
+        by figure (``windows``, ``time_sequence``, ``queues``) and format."""
+        from tcplab.report.runplots import run_figures
+
+        return run_figures(self, outdir)
+
     # -- display --------------------------------------------------------------------------------
 
     def table(self) -> Any:
@@ -592,6 +607,12 @@ class Result:
         buf = io.StringIO()
         Console(file=buf, width=110, force_terminal=False, color_system=None).print(self.table())
         return buf.getvalue()
+
+    def _repr_html_(self) -> str:
+        """Notebook view: the summary tables and, with a trace, the senders' windows."""
+        from tcplab.notebook import result_html
+
+        return result_html(self)
 
     def __repr__(self) -> str:
         s = self.summary

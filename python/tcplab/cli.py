@@ -129,6 +129,11 @@ def _tcplab_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_USER_ERROR) from None
 
 
+def _echo_figures(paths: dict[str, dict[str, Path]]) -> None:
+    for name, by_format in paths.items():
+        typer.echo(f"wrote {by_format['png']} and {by_format['svg']} ({name})", err=True)
+
+
 def _writable_dir(option: str, path: Path) -> None:
     """Refuse (exit 2) a directory that cannot be made or written, naming the option."""
     import tempfile
@@ -184,16 +189,29 @@ def run_cmd(
         bool,
         typer.Option("--strict", help="Exit with status 3 when an application did not finish."),
     ] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            file_okay=False,
+            help="Draw the run into this directory (PNG and SVG): windows over time with loss "
+            "marks, the time-sequence diagram, the link queues; turns on output.trace and "
+            "output.queues.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Simulate a scenario and print its summary. An application that did not finish is named
     on stderr (exit status 3 with --strict)."""
-    for option, where in (("--out", out), ("--pcap", pcap)):
+    for option, where in (("--out", out), ("--pcap", pcap), ("--plot", plot)):
         if where is not None:
             _writable_dir(option, where)  # before simulating: a long run is not thrown away
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
         if pcap is not None:
             scenario = scenario.with_overrides({"output.packets": True})
+        if plot is not None:
+            scenario = scenario.with_overrides({"output.trace": True, "output.queues": True})
         result = run(scenario, seed=seed)
         if pcap is not None:
             for node in result.scenario.get("nodes", []):
@@ -203,6 +221,8 @@ def run_cmd(
     if out is not None:
         written = result.to_dir(out)
         typer.echo(f"wrote {written}", err=True)
+    if plot is not None:
+        _echo_figures(result.plot(plot))
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:

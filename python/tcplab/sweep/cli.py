@@ -179,40 +179,106 @@ def results_cmd(
 
 
 def plot_cmd(
-    directory: StoreArg,
-    x: Annotated[str, typer.Option("--x", help="Column on the x axis (a grid path).")],
-    y: Annotated[str, typer.Option("--y", help="Column on the y axis (a summary column).")],
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            file_okay=False,
+            help="A results store (tcplab sweep --store) or a run directory (tcplab run --out).",
+            show_default=False,
+        ),
+    ],
+    x: Annotated[
+        str | None,
+        typer.Option("--x", help="Store: column on the x axis (a grid path).", show_default=False),
+    ] = None,
+    y: Annotated[
+        str | None,
+        typer.Option(
+            "--y", help="Store: column on the y axis (a summary column).", show_default=False
+        ),
+    ] = None,
     hue: Annotated[
         str | None,
-        typer.Option("--hue", help="One line per value of this column.", show_default=False),
+        typer.Option("--hue", help="Store: one line per value of this column.", show_default=False),
     ] = None,
-    logx: Annotated[bool, typer.Option("--logx", help="Logarithmic x axis.")] = False,
-    logy: Annotated[bool, typer.Option("--logy", help="Logarithmic y axis.")] = False,
+    logx: Annotated[bool, typer.Option("--logx", help="Store: logarithmic x axis.")] = False,
+    logy: Annotated[bool, typer.Option("--logy", help="Store: logarithmic y axis.")] = False,
     where: Annotated[
         str | None,
         typer.Option(
-            "--where", help="Keep the rows meeting a DuckDB condition.", show_default=False
+            "--where", help="Store: keep the rows meeting a DuckDB condition.", show_default=False
         ),
     ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
-            help="Figure file (.png; an .svg is written beside it). Default: DIR/plots/<y>.png",
+            help="Store: figure file (.png; an .svg is written beside it), default "
+            "DIR/plots/<y>.png. Run: directory of the figures, default DIR/plots.",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Draw a store's mean and 95 % CI over seeds of a column against a grid path."""
+    """Draw a store's mean and 95 % CI over seeds of a column against a grid path, or a run's
+    windows, time-sequence diagram and queues."""
+    if (directory / "summary.json").is_file():
+        store_only = {"--x": x, "--y": y, "--hue": hue, "--where": where}
+        store_only |= {"--logx": logx or None, "--logy": logy or None}
+        _plot_run_dir(directory, out, store_only)
+        return
+    from .store import Store
     from .summary import plot_store
 
+    if not Store(directory).exists():
+        raise _fail(
+            errors._make(
+                errors.InvalidValueError,
+                f"{directory}: neither a run directory (tcplab run --out DIR writes one) nor "
+                "a results store (tcplab sweep ... --store DIR)",
+                field="DIR",
+                value=str(directory),
+            )
+        )
     st = _open_store(directory)
+    for option, value in (("--x", x), ("--y", y)):
+        if value is None:
+            raise _fail(
+                errors._make(
+                    errors.MissingFieldError,
+                    f"{option}: missing; a store's plot needs --x GRID_PATH and --y COLUMN",
+                    field=option,
+                )
+            )
+    assert x is not None and y is not None
     target = out if out is not None else directory / "plots" / f"{y}.png"
     try:
         paths = plot_store(st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target)
     except errors.TcplabError as e:
         raise _fail(e) from None
     typer.echo(f"wrote {paths['png']} and {paths['svg']}", err=True)
+
+
+def _plot_run_dir(directory: Path, out: Path | None, store_only: dict[str, Any]) -> None:
+    """`tcplab plot RUN_DIR`: the figures of one run written by `tcplab run --out`."""
+    from tcplab.api import Result
+
+    given = [k for k, v in store_only.items() if v is not None]
+    if given:
+        raise _fail(
+            errors._make(
+                errors.InvalidValueError,
+                f"{given[0]}: not for a run directory ({directory} holds one run); "
+                "it applies to a results store",
+                field=given[0],
+            )
+        )
+    try:
+        result = Result.from_dir(directory)
+        paths = result.plot(out if out is not None else directory / "plots")
+    except errors.TcplabError as e:
+        raise _fail(e) from None
+    for name, by_format in paths.items():
+        typer.echo(f"wrote {by_format['png']} and {by_format['svg']} ({name})", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,228 @@
+"""Figures of one run: the sender's windows over time, the time-sequence diagram and the link
+queues. `tcplab run FILE --plot DIR`, `tcplab plot RUN_DIR` and `Result.plot(DIR)` draw them.
+
+Each figure needs a table of the result: the windows need ``trace`` (``output.trace = true``),
+with loss marks from ``events``; the time-sequence diagram is drawn from the per-packet log
+``packets`` when the run kept it (every segment, its retransmissions and drops, the ACKs) and
+else from ``trace`` and ``events`` (the cumulative ACK, retransmissions and drops); the queue
+figure needs ``queues`` (``output.queues = true``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tcplab import errors as _errors
+
+from .plots import PALETTE, new_figure, save_figure
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["run_figures", "plot_windows", "plot_time_sequence", "plot_queues", "draw_run"]
+
+_LOSS_KINDS = ("drop_error", "drop_queue")
+_RETX_KINDS = ("retransmit", "fast_retransmit", "rto")
+
+
+def _off(field: str, why: str) -> _errors.TcplabError:
+    """The error for a figure whose table the run did not keep: it names the output field."""
+    return _errors._invalid(field, False, why, "true")
+
+
+def _table(traces: Mapping[str, pd.DataFrame], name: str) -> pd.DataFrame | None:
+    df = traces.get(name)
+    return None if df is None or df.empty else df
+
+
+def _conns(trace: pd.DataFrame) -> list[tuple[int, int]]:
+    """(connection, data-sender end) pairs in the trace, in order."""
+    pairs = trace[["conn", "end"]].drop_duplicates()
+    return [(int(c), int(e)) for c, e in pairs.itertuples(index=False)]
+
+
+def _names(result: Any) -> list[str]:
+    apps = result.summary.get("apps", [])
+    return [str(a.get("name", i)) for i, a in enumerate(apps)]
+
+
+def plot_windows(result: Any) -> Figure:
+    """cwnd, ssthresh, the peer's window (rwnd) and the bytes in flight of each connection's
+    data sender over time, one panel per connection, with the sender's data segments lost on
+    a link (x) and its retransmissions (|) marked on the time axis."""
+    traces = result.traces
+    trace = _table(traces, "trace")
+    if trace is None:
+        raise _off("output.trace", "the windows figure needs the trace (run --plot sets it)")
+    events = _table(traces, "events")
+    conns = _conns(trace)
+    names = _names(result)
+    fig, axes = new_figure(len(conns), 1, figsize=(9.0, 3.2 * len(conns)), squeeze=False)
+    for ax, (conn, end) in zip(axes[:, 0], conns, strict=True):
+        tr = trace[(trace["conn"] == conn) & (trace["end"] == end)]
+        t = tr["time_s"].to_numpy(dtype=float)
+        ss = tr["ssthresh"].to_numpy(dtype=float, copy=True)
+        ss[~np.isfinite(ss)] = np.nan  # unset until the first loss
+        series = (
+            ("cwnd", tr["cwnd"].to_numpy(dtype=float), PALETTE[0], "-", 1.3),
+            ("ssthresh", ss, PALETTE[3], "--", 1.0),
+            ("rwnd", tr["rwnd"].to_numpy(dtype=float), PALETTE[1], ":", 1.0),
+            ("flight", tr["flight"].to_numpy(dtype=float), PALETTE[2], "-", 0.8),
+        )
+        for label, y, color, ls, lw in series:
+            ax.step(t, y / 1000.0, where="post", color=color, ls=ls, lw=lw, label=label)
+        if events is not None:
+            mine = events[(events["conn"] == conn) & (events["end"] == end)]
+            lost = mine.loc[mine["kind"].isin(_LOSS_KINDS), "time_s"].to_numpy(dtype=float)
+            retx = mine.loc[mine["kind"].isin(_RETX_KINDS), "time_s"].to_numpy(dtype=float)
+            if len(lost):
+                ax.plot(lost, np.zeros(len(lost)), "x", color="#CC0000", ms=6, clip_on=False,
+                        label=f"lost on a link ({len(lost)})")  # fmt: skip
+            if len(retx):
+                ax.plot(retx, np.zeros(len(retx)), "|", color="#000000", ms=10, clip_on=False,
+                        label=f"retransmission ({len(retx)})")  # fmt: skip
+        name = names[conn] if conn < len(names) else str(conn)
+        ax.set_title(f"{name}: data sender (end {end}) windows", loc="left", fontsize=10)
+        ax.set_ylabel("kB")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, ncol=3, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    return fig
+
+
+def plot_time_sequence(result: Any) -> Figure:
+    """Sequence number (relative to the first data byte) against time for each connection's
+    data sender: first transmissions, retransmissions, segments lost on a link and the
+    cumulative ACK that came back."""
+    traces = result.traces
+    packets = _table(traces, "packets")
+    trace = _table(traces, "trace")
+    if packets is None and trace is None:
+        raise _off("output.trace", "the time-sequence diagram needs the trace or output.packets")
+    if packets is not None:
+        # Each connection's data sender: the end that sent the most payload (an FTP client's
+        # request is payload too, but small).
+        sent = packets[(packets["event"] == "send") & (packets["len"] > 0)]
+        volume = sent.groupby(["conn", "from_end"], sort=True)["len"].sum().reset_index()
+        top = volume.loc[volume.groupby("conn")["len"].idxmax()]
+        conns = [(int(c), int(e)) for c, e in top[["conn", "from_end"]].itertuples(index=False)]
+    else:
+        assert trace is not None
+        conns = _conns(trace)
+    names = _names(result)
+    fig, axes = new_figure(len(conns), 1, figsize=(9.0, 3.6 * len(conns)), squeeze=False)
+    for ax, (conn, end) in zip(axes[:, 0], conns, strict=True):
+        if packets is not None:
+            _ts_from_packets(ax, packets, conn, end)
+        else:
+            assert trace is not None
+            _ts_from_trace(ax, trace, _table(traces, "events"), conn, end)
+        name = names[conn] if conn < len(names) else str(conn)
+        ax.set_title(f"{name}: time-sequence (data sender end {end})", loc="left", fontsize=10)
+        ax.set_ylabel("sequence (kB from the first data byte)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    axes[-1, 0].set_xlabel("time (s)")
+    return fig
+
+
+def _ts_from_packets(ax: Any, packets: pd.DataFrame, conn: int, end: int) -> None:
+    mine = packets[packets["conn"] == conn]
+    sent = mine[(mine["event"] == "send") & (mine["from_end"] == end) & (mine["len"] > 0)]
+    if sent.empty:
+        return
+    base = float(sent["seq"].min())
+    first = sent[sent["tx_count"] == 1]
+    again = sent[sent["tx_count"] > 1]
+    ax.plot(first["time_s"], (first["seq"] - base) / 1000.0, ".", ms=2, color=PALETTE[0],
+            label="sent")  # fmt: skip
+    if not again.empty:
+        ax.plot(again["time_s"], (again["seq"] - base) / 1000.0, "o", ms=3.5, mfc="none",
+                color=PALETTE[3], label=f"retransmitted ({len(again)})")  # fmt: skip
+    lost = mine[mine["event"].isin(_LOSS_KINDS) & (mine["from_end"] == end) & (mine["len"] > 0)]
+    if not lost.empty:
+        ax.plot(lost["time_s"], (lost["seq"] - base) / 1000.0, "x", ms=5, color="#CC0000",
+                label=f"lost on a link ({len(lost)})")  # fmt: skip
+    acks = mine[(mine["event"] == "recv") & (mine["from_end"] == 1 - end)]
+    acks = acks[acks["ack"] >= base]
+    if not acks.empty:
+        ax.step(acks["time_s"], (acks["ack"] - base) / 1000.0, where="post", lw=0.9,
+                color=PALETTE[1], label="ACK received")  # fmt: skip
+
+
+def _ts_from_trace(
+    ax: Any, trace: pd.DataFrame, events: pd.DataFrame | None, conn: int, end: int
+) -> None:
+    tr = trace[(trace["conn"] == conn) & (trace["end"] == end)]
+    acked = tr["ack"].to_numpy(dtype=float)
+    base = float(acked[acked > 0].min()) if (acked > 0).any() else 0.0
+    ax.step(tr["time_s"], (np.maximum(acked, base) - base) / 1000.0, where="post", lw=1.0,
+            color=PALETTE[1], label="received in order (receiver's cumulative ACK)")  # fmt: skip
+    if events is None:
+        return
+    mine = events[(events["conn"] == conn) & (events["end"] == end)]
+    for kinds, marker, color, label in (
+        (_RETX_KINDS, "o", PALETTE[3], "retransmitted"),
+        (_LOSS_KINDS, "x", "#CC0000", "lost on a link"),
+    ):
+        ev = mine[mine["kind"].isin(kinds) & (mine["seq"] >= base)]
+        if not ev.empty:
+            ax.plot(ev["time_s"], (ev["seq"] - base) / 1000.0, marker, ms=4, mfc="none",
+                    color=color, label=f"{label} ({len(ev)})")  # fmt: skip
+
+
+def plot_queues(result: Any) -> Figure:
+    """Packets waiting in each link direction's queue over time (the frame on the wire not
+    counted), one line per direction that ever queued, with its limit when it has one."""
+    queues = _table(result.traces, "queues")
+    if queues is None:
+        raise _off("output.queues", "the queue figure needs the queue table (run --plot sets it)")
+    fig, ax = new_figure(figsize=(9.0, 3.6))
+    for i, (link, q) in enumerate(queues.groupby("link", sort=False)):
+        if int(q["packets"].max()) == 0:
+            continue
+        t = np.concatenate([[0.0], q["time_s"].to_numpy(dtype=float)])
+        n = np.concatenate([[0.0], q["packets"].to_numpy(dtype=float)])
+        ax.step(t, n, where="post", lw=1.0, color=PALETTE[i % len(PALETTE)], label=str(link))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("packets queued")
+    ax.set_ylim(bottom=0)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper right")
+    else:
+        ax.set_title("no link queued a packet in this run", loc="left", fontsize=10)
+    return fig
+
+
+def draw_run(result: Any) -> dict[str, Figure]:
+    """Every figure the result's tables allow, by name: ``windows``, ``time_sequence``,
+    ``queues``. Raises InvalidValueError when it has none of the tables they need."""
+    traces = result.traces
+    figs: dict[str, Figure] = {}
+    if _table(traces, "trace") is not None:
+        figs["windows"] = plot_windows(result)
+    if _table(traces, "packets") is not None or _table(traces, "trace") is not None:
+        figs["time_sequence"] = plot_time_sequence(result)
+    if "queues" in traces:
+        figs["queues"] = plot_queues(result)
+    if not figs:
+        raise _off(
+            "output.trace",
+            "the run kept no trace, per-packet log or queue table to draw; run it with "
+            "`tcplab run FILE --plot DIR`, or set output.trace and output.queues",
+        )
+    return figs
+
+
+def run_figures(result: Any, outdir: str | Path) -> dict[str, dict[str, Path]]:
+    """Draw `draw_run`'s figures into `outdir` as <name>.png and <name>.svg; return the paths
+    by figure and format."""
+    return {name: save_figure(fig, outdir, name) for name, fig in draw_run(result).items()}
