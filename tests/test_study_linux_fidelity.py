@@ -56,7 +56,11 @@ def _testbed_ready() -> bool:
 def test_reduced_matrix_on_the_testbed():
     res = STUDY.run(seeds=2, options={"matrix": "reduced", "testbed": True, "testbed_seeds": 1})
     cells = res.table("cells").data
-    assert (cells["testbed_n"] == 1).all() and (cells["paired_n"] == 1).all()
+    tb = res.runs[res.runs["group"] == "testbed"]
+    why = tb.reindex(columns=["case", "testbed_error", "testbed_drifted", "drift_reasons"])
+    # A run whose timing drifted twice (a busy machine) is left out of the means: the
+    # reasons are printed, because this is then the machine's fault, not the model's.
+    assert (cells["testbed_n"] == 1).all() and (cells["paired_n"] == 1).all(), why.to_string()
     lossless = cells[cells["pdrop"] == 0]
     # without loss both sides are limited by the 20 Mbit/s link alone
     assert ((lossless["ratio"] - 1).abs() < 0.03).all(), lossless["ratio"]
