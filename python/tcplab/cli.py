@@ -33,7 +33,15 @@ import typer
 
 from tcplab import __version__, errors
 from tcplab.api import Scenario, run
-from tcplab.cli_options import FileArg, JobsOpt, RunOutOpt, SeedOpt, SetOpt, SummaryJsonOpt
+from tcplab.cli_options import (
+    FileArg,
+    JobsOpt,
+    RunOutOpt,
+    SeedOpt,
+    SetOpt,
+    SummaryJsonOpt,
+    interrupted_said,
+)
 
 # The sub-command groups are imported when one of them is used (or `tcplab -h` lists them), not
 # at start-up: the models pull in numpy, the studies pandas and matplotlib, and `tcplab run`
@@ -428,10 +436,26 @@ from tcplab.sweep.cli import register as _register_sweep  # noqa: E402
 _register_sweep(app)
 
 
+class _Terminated:
+    """SIGTERM seen: set by the handler, which raises KeyboardInterrupt so that the same path
+    stops the work (the core checks Python's handlers while it runs)."""
+
+    seen = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    _Terminated.seen = True
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point of the `tcplab` script: every mistake ends as one line ``error: ...`` on
-    stderr with exit status 2 (a usage mistake too), Ctrl-C as ``interrupted`` with 130."""
+    stderr with exit status 2 (a usage mistake too); Ctrl-C as ``interrupted`` with 130 and
+    SIGTERM as ``interrupted`` with 143."""
+    import signal
+
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         rc = app(standalone_mode=False)
     except errors.TcplabError as e:  # from a mounted sub-command
@@ -448,6 +472,11 @@ def main() -> None:
         typer.echo(f"error:{where}: {e.strerror or e}", err=True)
         sys.exit(EXIT_USER_ERROR)
     except (KeyboardInterrupt, typer.Abort):
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
+        rc = 130
+    if rc == 130 or _Terminated.seen:
+        # Typer turns KeyboardInterrupt into exit status 130 silently; a sub-command that
+        # handled it itself has already said what it kept.
+        rc = 143 if _Terminated.seen else 130
+        if not interrupted_said():
+            typer.echo("interrupted", err=True)
     sys.exit(rc if isinstance(rc, int) else 0)

@@ -65,3 +65,19 @@ SetOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+class _Interrupted:
+    said = False
+
+
+def say_interrupted(detail: str = "") -> typer.Exit:
+    """Print ``interrupted<detail>`` on stderr once and return the Exit (status 130) to raise;
+    the entry point then does not print it again (it sets 143 for SIGTERM)."""
+    _Interrupted.said = True
+    typer.echo(f"interrupted{detail}", err=True)
+    return typer.Exit(130)
+
+
+def interrupted_said() -> bool:
+    return _Interrupted.said

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tcplab.cli_options import JobsOpt, SchedulerOpt, StoreOpt
+from tcplab.cli_options import JobsOpt, SchedulerOpt, StoreOpt, say_interrupted
 from tcplab.errors import TcplabError
 
 from . import UnknownStudyError, get, studies
@@ -173,8 +173,7 @@ def study(
         raise typer.Exit(EXIT_USER_ERROR) from None
     except KeyboardInterrupt:
         msg = "; the runs that finished are in the store: run again to resume" if store else ""
-        typer.echo(f"interrupted{msg}", err=True)
-        raise typer.Exit(130) from None
+        raise say_interrupted(msg) from None
     if as_json:
         summary = json.loads((outdir / "summary.json").read_text())
         summary["report"] = str(res.report_path)

@@ -16,10 +16,9 @@ from typing import Annotated, Any
 import typer
 
 from tcplab import errors
-from tcplab.cli_options import JobsOpt, SchedulerOpt, SetOpt, StoreOpt
+from tcplab.cli_options import JobsOpt, SchedulerOpt, SetOpt, StoreOpt, say_interrupted
 
 EXIT_USER_ERROR = 2
-EXIT_INTERRUPTED = 130
 
 StoreArg = Annotated[
     Path,
@@ -110,10 +109,9 @@ def sweep_cmd(
     except errors.TcplabError as e:
         raise _fail(e) from None
     except KeyboardInterrupt:
-        typer.echo(
-            "interrupted: the runs that finished are in the store; run again to resume", err=True
-        )
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise say_interrupted(
+            ": the runs that finished are in the store; run again to resume"
+        ) from None
     info = {
         "store": str(store),
         "runs": out.total,
