@@ -388,6 +388,58 @@ def test_to_dir_reads_back_equal(tiny: Scenario, tmp_path: Path) -> None:
     assert_results_identical(back, res)
 
 
+def test_to_dir_replaces_a_previous_run_whole_and_refuses_foreign_files(
+    tiny: Scenario, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    tcplab.run(tiny.with_overrides({"output.packets": True})).to_dir(out)
+    assert (out / "packets.parquet").exists()
+    second = tcplab.run(tiny.with_overrides({"output.trace": False}), seed=9)
+    second.to_dir(out)
+    # Nothing of the first run stays beside the second: no packets or trace table.
+    assert sorted(p.name for p in out.iterdir()) == ["events.parquet", "scenario.json",
+                                                    "summary.json"]  # fmt: skip
+    assert Result.from_dir(out).summary["seed"] == 9
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(errors.InvalidValueError, match="notes.txt"):
+        second.to_dir(mine)
+    assert (mine / "notes.txt").read_text() == "keep me"
+    with pytest.raises(errors.InvalidValueError, match="a directory"):
+        second.to_dir(mine / "notes.txt")
+
+
+def test_to_dir_cut_short_leaves_no_directory_under_its_name(
+    tiny: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails half way (a full disk: the second table) leaves neither a partial
+    directory under the final name nor its hidden working directory; and a directory without
+    its summary is refused by from_dir."""
+    import pandas as pd
+
+    res = tcplab.run(tiny.with_overrides({"output.packets": True}))
+    calls = {"n": 0}
+    real = pd.DataFrame.to_parquet
+
+    def failing(self: pd.DataFrame, *a: Any, **k: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", failing)
+    with pytest.raises(OSError, match="No space"):
+        res.to_dir(tmp_path / "run")
+    assert list(tmp_path.iterdir()) == []
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "trace.parquet").write_bytes(b"PAR1")
+    with pytest.raises(errors.InvalidValueError, match="not a complete run directory"):
+        Result.from_dir(half)
+
+
 # -- package -------------------------------------------------------------------------------------
 
 

@@ -93,7 +93,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("sweep", EX, "--store", "{bad}/file"), "'--store'"),
     (("results", "{bad}"), "no tcplab store here"),
     (("results", "{bad}", "--csv", "--json"), "choose one output format"),
-    (("plot", "{bad}", "--x", "a", "--y", "b"), "no tcplab store here"),
+    (("plot", "{bad}", "--x", "a", "--y", "b"), "neither a run directory"),
     (("compare", EX, "--points", "0"), "--points 0"),
     (("compare", EX, "--sweep", "ber=x"), "'x' is not a number"),
     (("conformance", "ns2", "--grid", "nope"), "--grid: invalid value 'nope'"),

@@ -362,6 +362,17 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+def _is_run_entry(p: Path) -> bool:
+    """A file or directory `Result.to_dir` (or `tcplab run --plot` inside it) may leave."""
+    if p.is_dir():
+        return p.name == "plots"
+    return (
+        p.name in ("summary.json", "scenario.json")
+        or p.suffix == ".parquet"
+        or (p.name.startswith(".tcplab-write-test-"))
+    )
+
+
 class _Tables(Mapping[str, "pd.DataFrame"]):
     """The trace tables of a run, each turned into a DataFrame when first read: a sweep of
     thousands of runs pays nothing for tables nobody looks at."""
@@ -459,13 +470,46 @@ class Result:
     # -- files ----------------------------------------------------------------------------------
 
     def to_dir(self, path: str | os.PathLike[str]) -> Path:
-        """Write summary.json, scenario.json and one <table>.parquet per trace table."""
+        """Write summary.json, scenario.json and one <table>.parquet per trace table.
+
+        The directory is complete or absent: the files are written into a hidden directory
+        beside it (``.NAME.writing-*``) that is renamed to `path` once everything is on disk.
+        A directory a run wrote before is replaced as a whole (no file of the old run stays
+        beside the new one); a directory holding anything else is refused."""
+        import shutil
+        import tempfile
+        import uuid
+
         out = Path(path)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
-        for name, df in self.traces.items():
-            df.to_parquet(out / f"{name}.parquet", index=False)
+        if out.exists() and not out.is_dir():
+            raise _errors._invalid("out", str(out), "it is a file", "a directory")
+        if out.is_dir():
+            foreign = sorted(p.name for p in out.iterdir() if not _is_run_entry(p))
+            if foreign:
+                raise _errors._invalid(
+                    "out",
+                    str(out),
+                    f"it holds files that are not a tcplab run's ({', '.join(foreign[:5])})",
+                    "a new or empty directory, or one a run wrote (it is replaced)",
+                )
+        full = out.resolve()
+        full.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.writing-", dir=full.parent))
+        try:
+            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+            (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
+            for name, df in self.traces.items():
+                df.to_parquet(tmp / f"{name}.parquet", index=False)
+            if full.exists():
+                old = full.parent / f".{full.name}.old-{uuid.uuid4().hex[:8]}"
+                os.rename(full, old)
+                os.rename(tmp, full)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(tmp, full)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         return out
 
     def to_pcap(self, path: str | os.PathLike[str], *, host: str) -> int:
@@ -489,8 +533,16 @@ class Result:
 
     @classmethod
     def from_dir(cls, path: str | os.PathLike[str]) -> Result:
-        """Read back what `to_dir` wrote."""
+        """Read back what `to_dir` wrote. A directory without its summary (not a run's, or
+        an old-style write that was cut short) raises InvalidValueError."""
         src = Path(path)
+        if not (src / "summary.json").is_file():
+            raise _errors._invalid(
+                "path",
+                str(src),
+                "no summary.json: not a complete run directory",
+                "a directory written by Result.to_dir or tcplab run --out",
+            )
         summary = json.loads((src / "summary.json").read_text())
         scenario_file = src / "scenario.json"
         scenario = json.loads(scenario_file.read_text()) if scenario_file.exists() else {}

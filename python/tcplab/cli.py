@@ -226,11 +226,7 @@ def run_cmd(
                 if node.get("kind", "host") == "host":
                     n = result.to_pcap(pcap / f"{node['name']}.pcap", host=node["name"])
                     typer.echo(f"wrote {pcap / (node['name'] + '.pcap')} ({n} frames)", err=True)
-    if out is not None:
-        written = result.to_dir(out)
-        typer.echo(f"wrote {written}", err=True)
-    if plot is not None:
-        _echo_figures(result.plot(plot))
+    # The result is shown before anything is written, so a failed write loses no output.
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:
@@ -239,6 +235,17 @@ def run_cmd(
         Console().print(result.table())
     for w in result.warnings:
         typer.echo(f"warning: {w}", err=True)
+    with _tcplab_errors():
+        try:
+            if out is not None:
+                written = result.to_dir(out)
+                typer.echo(f"wrote {written}", err=True)
+            if plot is not None:
+                _echo_figures(result.plot(plot))
+        except OSError as e:
+            where = e.filename or out or plot
+            typer.echo(f"error: {where}: cannot write: {e.strerror or e}", err=True)
+            raise typer.Exit(EXIT_USER_ERROR) from None
     if strict and result.warnings:
         raise typer.Exit(EXIT_INCOMPLETE)
 
