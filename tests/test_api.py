@@ -326,6 +326,28 @@ def test_run_many_failure_does_not_stop_the_others(tiny: Scenario) -> None:
     assert any("scenario 1 of 3" in note for note in info.value.__notes__)
 
 
+def test_run_many_returns_invalid_items_in_place(
+    tiny: Scenario, tiny_dict: dict[str, Any], tmp_path: Path
+) -> None:
+    """Items that are not valid scenarios (a bad dict, a missing TOML path) fail alone: with
+    errors="return" their errors stand at their index and the others run."""
+    bad = {**tiny_dict, "links": [{**tiny_dict["links"][0], "rate": "-5Mbps"}]}
+    missing = tmp_path / "nope.toml"
+    items: list[Any] = [tiny, bad, tiny_dict, missing, tiny.with_seed(3)]
+    got = tcplab.run_many(items, errors="return")
+    assert [type(g).__name__ for g in got] == [
+        "Result", "InvalidValueError", "Result", "ParseError", "Result",
+    ]  # fmt: skip
+    assert got[1].field.endswith(".rate")
+    assert any("scenario 1 of 5" in n for n in got[1].__notes__)
+    assert "nope.toml: cannot read" in str(got[3])
+    assert any("scenario 3 of 5" in n for n in got[3].__notes__)
+    assert_results_identical(got[4], tcplab.run(tiny, seed=3))
+    with pytest.raises(errors.InvalidValueError) as info:
+        tcplab.run_many(items)
+    assert any("scenario 1 of 5" in n for n in info.value.__notes__)
+
+
 def _steps_during(work: Callable[[], object]) -> tuple[int, float]:
     """Run `work` while a Python thread counts steps; return the steps it made during the
     middle half of `work` and how long `work` took. A call that holds the GIL all along leaves

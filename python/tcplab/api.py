@@ -728,24 +728,42 @@ def run_many(
 
     Every scenario runs to its end even if another fails. With ``errors="raise"`` (default) the
     first failure in input order is then raised (with a note saying which scenario); with
-    ``errors="return"`` its exception object takes its place in the returned list.
+    ``errors="return"`` its exception object takes its place in the returned list. An item
+    that is not a valid scenario (a bad dict, an unreadable TOML file) is such a failure too:
+    with ``errors="raise"`` it is raised before anything runs.
     """
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
-    scs = [_as_scenario(s) for s in scenarios]
+    items = list(scenarios)
+    # An item that is not a valid scenario (a bad dict, an unreadable TOML path) fails alone:
+    # with errors="return" its error takes its place, like a run that fails.
+    scs: list[Scenario | _errors.TcplabError] = []
+    for i, item in enumerate(items):
+        try:
+            scs.append(_as_scenario(item))
+        except _errors.TcplabError as e:
+            e.add_note(f"raised by scenario {i} of {len(items)} given to run_many")
+            if errors == "raise":
+                raise
+            scs.append(e)
+    valid = [s for s in scs if isinstance(s, Scenario)]
     # Thousands of small result objects are made here and none is garbage: the cyclic
     # collector would walk them all again and again (a quarter of the time of short runs).
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        outputs = _core.run_many([s._json for s in scs], jobs)
+        outputs = iter(_core.run_many([s._json for s in valid], jobs))
         results: list[Any] = []
-        for i, (sc, out) in enumerate(zip(scs, outputs, strict=True)):
+        for i, sc in enumerate(scs):
+            if not isinstance(sc, Scenario):
+                results.append(sc)
+                continue
+            out = next(outputs)
             if isinstance(out, BaseException):
+                out.add_note(f"raised by scenario {i} of {len(scs)} given to run_many")
                 if errors == "raise":
-                    out.add_note(f"raised by scenario {i} of {len(scs)} given to run_many")
                     raise out
                 results.append(out)
             else:
