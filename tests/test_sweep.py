@@ -396,3 +396,25 @@ def test_a_study_resumes_from_its_store_with_the_same_rows(tmp_path):
     assert Store(store).manifest["kind"] == "study:netsim-mathis"
     with pytest.raises(StoreError, match="holds a 'study:netsim-mathis' store"):
         Sweep(EXAMPLE, grid=GRID, seeds=1).run(store=store)
+
+
+def test_progress_without_a_terminal_is_one_line_per_step(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Under CI or into a log file (stderr not a terminal) a long study prints plain lines as
+    runs finish, not a live bar: here every step, as a slow testbed run would."""
+    from tcplab.sweep.execute import progress_bar
+
+    with progress_bar(True, "testbed (real time)", 3) as bar:
+        bar.min_interval_s = 0.0
+        for _ in range(3):
+            bar.advance(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert [ln.split(",")[0] for ln in lines] == [
+        f"testbed (real time): {i}/3 done" for i in (1, 2, 3)
+    ]
+    with progress_bar(True, "many", 1000) as bar:  # at most one line a second, and the last
+        for _ in range(1000):
+            bar.advance(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("many: 1000/1000 done") and len(lines) <= 3

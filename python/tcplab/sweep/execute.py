@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -104,9 +105,13 @@ def parse_scheduler(spec: str | None) -> tuple[str, Any]:
 
 
 def progress_bar(enabled: bool, description: str, total: int) -> Any:
-    """A rich progress bar on stderr with runs/s and the time left (a no-op if disabled)."""
+    """A rich progress bar on stderr with runs/s and the time left (a no-op if disabled).
+    When stderr is not a terminal (a log file, CI), one plain line per progress step instead,
+    at most one a second, and always the last."""
     if not enabled:
         return _NoBar()
+    if not sys.stderr.isatty():
+        return _LineBar(description, total)
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -146,6 +151,36 @@ class _NoBar:
         pass
 
     def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        pass
+
+
+class _LineBar:
+    def __init__(self, description: str, total: int, min_interval_s: float = 1.0) -> None:
+        self.description = description
+        self.total = total
+        self.done = 0
+        self.min_interval_s = min_interval_s
+        self.t0 = self.last = time.perf_counter()
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.done < self.total and now - self.last < self.min_interval_s:
+            return
+        self.last = now
+        elapsed = now - self.t0
+        left = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+        print(
+            f"{self.description}: {self.done}/{self.total} done, {elapsed:.0f} s elapsed, "
+            f"about {left:.0f} s left",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def __enter__(self) -> _LineBar:
         return self
 
     def __exit__(self, *_: Any) -> None:
