@@ -27,8 +27,20 @@ fn main() -> ExitCode {
     let mut i = 2;
     while i < args.len() {
         match (args[i].as_str(), args.get(i + 1)) {
-            ("--per", Some(v)) => per = v.parse().ok(),
-            ("--repeat", Some(v)) => repeat = v.parse().unwrap_or(1).max(1),
+            ("--per", Some(v)) => match v.parse::<f64>() {
+                Ok(p) if (0.0..=1.0).contains(&p) => per = Some(p),
+                _ => {
+                    eprintln!("error: --per {v}: a probability between 0 and 1");
+                    return ExitCode::from(2);
+                }
+            },
+            ("--repeat", Some(v)) => match v.parse::<usize>() {
+                Ok(n) if n >= 1 => repeat = n,
+                _ => {
+                    eprintln!("error: --repeat {v}: a whole number of at least 1");
+                    return ExitCode::from(2);
+                }
+            },
             (a, _) => {
                 eprintln!("error: unknown argument {a}");
                 return ExitCode::from(2);
@@ -45,11 +57,19 @@ fn main() -> ExitCode {
     };
     if let Some(p) = per {
         // The benchmark scenarios put the data direction's error model on one line.
+        let before = text.clone();
         text = text.replace(
             "error = { model = \"none\" }",
             &format!("error = {{ model = \"per\", p = {p} }}"),
         );
         text = text.replace("p = \"1%\"", &format!("p = {p}"));
+        if text == before {
+            eprintln!(
+                "error: --per {p}: {path} has no line `error = {{ model = \"none\" }}` or \
+                 `p = \"1%\"` to set the loss on; edit the scenario's error model instead"
+            );
+            return ExitCode::from(2);
+        }
     }
     let t0 = Instant::now();
     let parsed = if path.ends_with(".json") {
