@@ -115,8 +115,21 @@ def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     assert res.exit_code == 2
 
 
-def test_validate_prints_the_normalized_scenario(tiny_file: Path) -> None:
-    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000")
+def test_validate_prints_the_resolved_settings(tiny_file: Path) -> None:
+    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000", "--set", "tcp.profile=linux")
+    assert res.exit_code == 0, res.output
+    resolved = json.loads(res.stdout)
+    sc = Scenario.from_toml(tiny_file).with_overrides({"tcp.mss": 1000, "tcp.profile": "linux"})
+    assert resolved == sc.describe()
+    tcp = resolved["apps"][0]["tcp"]
+    # the linux profile expanded, in SI units
+    assert tcp["mss"] == 1000 and tcp["congestion_control"] == "cubic"
+    assert tcp["rto_min_s"] == 0.2 and tcp["sack"] is True
+    assert all(isinstance(h["rate_bps"], int) for h in resolved["apps"][0]["data_path"])
+
+
+def test_validate_normalized_prints_the_scenario(tiny_file: Path) -> None:
+    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000", "--normalized")
     assert res.exit_code == 0, res.output
     normalized = json.loads(res.stdout)
     assert normalized["tcp"]["mss"] == 1000

@@ -1,12 +1,13 @@
 """The `tcplab` command.
 
-    tcplab run FILE [--seed N] [--json] [--out DIR] [--set key=value ...]
-    tcplab validate FILE [--set key=value ...]
+    tcplab run FILE [--seed N] [--json] [--out DIR] [--plot DIR] [--set key=value ...]
+    tcplab validate FILE [--set key=value ...] [--normalized]
     tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
     tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]
     tcplab sweep FILE --grid PATH=VALUES ... --seeds 1..N --store DIR [--scheduler ...]
     tcplab results DIR [--sql QUERY] [--csv | --json]
-    tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx]
+    tcplab plot STORE --x PATH --y COLUMN [--hue PATH] [--logx]
+    tcplab plot RUN_DIR [--out DIR]
     tcplab variants [--json]
     tcplab version
     tcplab model ...     (tcplab.models.cli, when present)
@@ -15,7 +16,7 @@
     tcplab conformance ns2 [--grid full|reduced]   (against ns-2.35, where `ns` is installed)
 
 A tcplab error (bad scenario, internal error) prints ``error: <message>`` on stderr and exits
-with status 2, without a traceback.
+with status 2, without a traceback; Ctrl-C and SIGTERM print ``interrupted`` (130, 143).
 """
 
 from __future__ import annotations
@@ -251,11 +252,29 @@ def run_cmd(
 
 
 @app.command("validate")
-def validate_cmd(file: FileArg, assignments: SetOpt = None) -> None:
-    """Check a scenario and print it as the core normalised it (JSON)."""
+def validate_cmd(
+    file: FileArg,
+    assignments: SetOpt = None,
+    normalized: Annotated[
+        bool,
+        typer.Option(
+            "--normalized",
+            help="Print the scenario itself as the core normalised it (the input format, "
+            "run.seed set) instead of the resolved settings.",
+        ),
+    ] = False,
+) -> None:
+    """Check a scenario and print, as JSON, what the core resolved: each application's TCP
+    settings with the profile expanded and its data and ACK paths hop by hop, in SI units
+    (seconds, bytes, bit/s)."""
     with _tcplab_errors():
         scenario = _load(file, assignments or [])
-    typer.echo(scenario.to_json(normalized=True))
+        text = (
+            scenario.to_json(normalized=True)
+            if normalized
+            else json.dumps(scenario.describe(), indent=2)
+        )
+    typer.echo(text)
 
 
 @app.command("compare")
