@@ -213,3 +213,21 @@ def test_an_unfinished_transfer_is_named_and_strict_exits_3(example_file: Path) 
     assert runner.invoke(app, [*args, "--strict"]).exit_code == 3
     done = runner.invoke(app, ["run", str(example_file), "--strict"])
     assert done.exit_code == 0 and "warning" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["-h"], ["run", "-h"], ["sweep", "-h"], ["study", "run", "-h"], ["model", "mathis", "-h"]],
+)
+def test_help_shows_flags_as_flags_and_numbers_typed(argv: list[str]) -> None:
+    import os
+
+    env = dict(os.environ, COLUMNS="140")
+    tcplab_exe = Path(sys.executable).parent / "tcplab"
+    out = subprocess.run([str(tcplab_exe), *argv], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "<bool>" not in out.stdout
+    assert "--help" in out.stdout
+    if argv == ["run", "-h"]:
+        seed = next(line for line in out.stdout.splitlines() if "--seed" in line)
+        assert "<int>" in seed

@@ -70,6 +70,29 @@ def _lazy_group(name: str) -> Any:
     return group
 
 
+def _flags_as_flags(cmd: Any) -> Any:
+    """Show on/off options as bare flags in the help (Typer labels them ``<bool>``, as if they
+    took a value), in `cmd` and every command below it."""
+    if cmd is None or getattr(cmd, "_tcplab_flags", False):
+        return cmd
+    cmd._tcplab_flags = True
+    for param in getattr(cmd, "params", ()):
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    make_help = cmd.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        opt = make_help(ctx)
+        if opt is not None and opt.metavar is None:
+            opt.metavar = ""
+        return opt
+
+    cmd.get_help_option = help_option
+    for sub in getattr(cmd, "commands", {}).values():
+        _flags_as_flags(sub)
+    return cmd
+
+
 class _Group(typer.core.TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         names = list(super().list_commands(ctx))
@@ -81,7 +104,10 @@ class _Group(typer.core.TyperGroup):
             if group is None:
                 return None
             self.commands[cmd_name] = group
-        return super().get_command(ctx, cmd_name)
+        return _flags_as_flags(super().get_command(ctx, cmd_name))
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_as_flags(self) and super().get_params(ctx)
 
 
 app = typer.Typer(
