@@ -9,6 +9,7 @@
     tcplab plot STORE --x PATH --y COLUMN [--hue PATH] [--logx]
     tcplab plot RUN_DIR [--out DIR]
     tcplab variants [--json]
+    tcplab schema [--json | --markdown]
     tcplab version
     tcplab model ...     (tcplab.models.cli, when present)
     tcplab study ...     (tcplab.studies.cli, when present)
@@ -440,6 +441,42 @@ def _print_comparison(df: Any, file: Path) -> None:
     for key, text in cmp.CRITERIA.items():
         line = f"{cmp.FLAG_LETTERS[key]} = {key}: {text}"
         console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command("schema")
+def schema_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    as_markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the Markdown reference (the docs' page).")
+    ] = False,
+) -> None:
+    """List every scenario field with its type, unit, default and allowed values, from the
+    list the core's parser takes its fields from."""
+    from tcplab import schema
+
+    if as_json and as_markdown:
+        typer.echo("error: --json and --markdown: choose one output format", err=True)
+        raise typer.Exit(EXIT_USER_ERROR)
+    if as_json:
+        typer.echo(json.dumps(schema.fields(), indent=2))
+        return
+    if as_markdown:
+        typer.echo(schema.markdown())
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    rows = schema.fields()
+    for section, where in schema.SECTIONS.items():
+        table = Table(title=escape(f"{section or 'top level'}: {where}"), title_justify="left")
+        for col in ("key", "for", "type", "unit", "default", "allowed", "description"):
+            table.add_column(col, no_wrap=col in ("key", "type"))
+        cols = ("key", "when", "type", "unit", "default", "allowed", "description")
+        for f in (f for f in rows if f["section"] == section):
+            table.add_row(*(escape(str(f[k])) for k in cols))
+        console.print(table)
 
 
 @app.command("variants")

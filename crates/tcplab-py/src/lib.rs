@@ -495,6 +495,13 @@ fn variants(py: Python<'_>) -> PyResult<String> {
     })
 }
 
+/// Every field of the scenario format (section, key, variant, type, unit, default, allowed,
+/// description, example) as JSON text: the list the parser takes its allowed keys from.
+#[pyfunction]
+fn schema(py: Python<'_>) -> PyResult<String> {
+    guarded_py(py, || Ok(tcplab_sim::schema::to_json().to_string()))
+}
+
 /// Test hook: panic inside the core-call guard (on a rayon worker when `in_pool`), to check
 /// that a panic surfaces as `InternalError`. Not part of the API.
 #[pyfunction]
@@ -537,6 +544,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

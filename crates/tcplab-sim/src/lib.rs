@@ -16,6 +16,7 @@ pub mod output;
 pub mod packet;
 pub mod rng;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod tcp;
 pub mod time;

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
+use crate::schema;
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
@@ -567,51 +568,6 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
     }
 }
 
-const TCP_KEYS: &[&str] = &[
-    "profile",
-    "mss",
-    "rcv_buf",
-    "snd_buf",
-    "initial_cwnd",
-    "initial_ssthresh",
-    "ca_rule",
-    "abc_limit",
-    "delayed_ack",
-    "delack_max",
-    "delack_segments",
-    "dupthresh",
-    "limited_transmit",
-    "rto_initial",
-    "rto_min",
-    "rto_max",
-    "clock_granularity",
-    "rtt_alpha",
-    "rtt_beta",
-    "rto_k",
-    "max_retries",
-    "nagle",
-    "window_scaling",
-    "timestamps",
-    "sack",
-    "congestion_control",
-    "loss_recovery",
-    "cc_params",
-    "lr_params",
-    "variant",
-    "prr",
-    "rcv_read_rate",
-    "cwnd_validation",
-    "ssthresh_from",
-    "quick_acks",
-    "nagle_minshall",
-    "cwnd_packets",
-    "ssthresh_every_timeout",
-    "recover_guard_all",
-    "rto_restart",
-    "syn_loss",
-    "rto_keeps_recovery_ssthresh",
-];
-
 /// The classic variant names `[tcp] variant` accepts.
 pub const CLASSIC_VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack"];
 
@@ -651,7 +607,7 @@ fn merged_tcp(base: Option<&Value>, over: Option<&Value>) -> Map<String, Value> 
 }
 
 fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfig)> {
-    keys_ok(m, path, TCP_KEYS)?;
+    keys_ok(m, path, &schema::keys("tcp", None))?;
     let pname = get_str(m, path, "profile")?.unwrap_or_else(|| "rfc".into());
     let mut c = profile(&pname, &join(path, "profile"))?;
     if let Some(v) = get_uint(m, path, "mss", 64, 65_495)? {
@@ -1009,11 +965,11 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
     )?;
     match model.as_str() {
         "none" => {
-            keys_ok(m, path, &["model"])?;
+            keys_ok(m, path, &schema::keys("error", Some("model=none")))?;
             Ok(ErrorModelConfig::None)
         }
         "per" => {
-            keys_ok(m, path, &["model", "p"])?;
+            keys_ok(m, path, &schema::keys("error", Some("model=per")))?;
             let p = required(
                 get_prob(m, path, "p")?,
                 path,
@@ -1023,7 +979,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             Ok(ErrorModelConfig::Law(Law::Per(p)))
         }
         "ber" => {
-            keys_ok(m, path, &["model", "ber"])?;
+            keys_ok(m, path, &schema::keys("error", Some("model=ber")))?;
             let b = required(
                 get_prob(m, path, "ber")?,
                 path,
@@ -1036,9 +992,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             keys_ok(
                 m,
                 path,
-                &[
-                    "model", "p_gb", "p_bg", "good_per", "good_ber", "bad_per", "bad_ber", "start",
-                ],
+                &schema::keys("error", Some("model=gilbert-elliott")),
             )?;
             let pgb = required(
                 get_prob(m, path, "p_gb")?,
@@ -1077,7 +1031,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             })
         }
         "list" => {
-            keys_ok(m, path, &["model", "frames", "segments"])?;
+            keys_ok(m, path, &schema::keys("error", Some("model=list")))?;
             let mut frames = Vec::new();
             if let Some(v) = m.get("frames") {
                 let arr = v.as_array().ok_or_else(|| {
@@ -1103,7 +1057,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
                 for (i, x) in arr.iter().enumerate() {
                     let p = format!("{path}.segments[{i}]");
                     let t = table(x, &p)?;
-                    keys_ok(t, &p, &["seq", "tx"])?;
+                    keys_ok(t, &p, &schema::keys("error.segments[]", None))?;
                     let seq = required(
                         get_uint(t, &p, "seq", 0, u64::MAX / 2)?,
                         &p,
@@ -1125,8 +1079,6 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
 }
 
 // ---------------------------------------------------------------------------- links
-
-const DIR_KEYS: &[&str] = &["rate", "delay", "mtu", "framing", "queue", "error"];
 
 fn parse_queue(v: &Value, path: &str) -> SimResult<QueueLimit> {
     const ALLOWED: &str =
@@ -1247,17 +1199,13 @@ impl Scenario {
 
     pub fn from_value(v: Value) -> SimResult<Scenario> {
         let root = table(&v, "scenario")?;
-        keys_ok(
-            root,
-            "",
-            &["run", "tcp", "nodes", "links", "apps", "output"],
-        )?;
+        keys_ok(root, "", &schema::keys("", None))?;
 
         // [run]
         let empty = Value::Object(Map::new());
         let runv = root.get("run").unwrap_or(&empty);
         let rm = table(runv, "run")?;
-        keys_ok(rm, "run", &["name", "seed", "stop_time"])?;
+        keys_ok(rm, "run", &schema::keys("run", None))?;
         let run = RunCfg {
             name: get_str(rm, "run", "name")?.unwrap_or_else(|| "scenario".into()),
             seed: get_uint(rm, "run", "seed", 0, u64::MAX)?.unwrap_or(1),
@@ -1286,7 +1234,7 @@ impl Scenario {
         for (i, n) in narr.iter().enumerate() {
             let p = format!("nodes[{i}]");
             let m = table(n, &p)?;
-            keys_ok(m, &p, &["name", "kind"])?;
+            keys_ok(m, &p, &schema::keys("nodes[]", None))?;
             let name = required(get_str(m, &p, "name")?, &p, "name", "a unique node name")?;
             if node_names.insert(name.clone(), nodes.len()).is_some() {
                 return Err(SimError::invalid(
@@ -1345,8 +1293,8 @@ impl Scenario {
         for (i, l) in larr.iter().enumerate() {
             let p = format!("links[{i}]");
             let m = table(l, &p)?;
-            let mut allowed = vec!["name", "a", "b", "ab", "ba"];
-            allowed.extend_from_slice(DIR_KEYS);
+            let mut allowed = schema::keys("links[]", None);
+            allowed.extend(schema::keys("direction", None));
             keys_ok(m, &p, &allowed)?;
             let a_name = required(get_str(m, &p, "a")?, &p, "a", "the node at one end")?;
             let b_name = required(get_str(m, &p, "b")?, &p, "b", "the node at the other end")?;
@@ -1381,7 +1329,7 @@ impl Scenario {
                 if let Some(dv) = m.get(*key) {
                     let dp = join(&p, key);
                     let dm = table(dv, &dp)?;
-                    keys_ok(dm, &dp, DIR_KEYS)?;
+                    keys_ok(dm, &dp, &schema::keys("direction", None))?;
                     apply_dir(dm, &dp, &mut dirs[k])?;
                 }
                 if dirs[k].rate_bps == 0 {
@@ -1413,23 +1361,7 @@ impl Scenario {
         for (i, a) in aarr.iter().enumerate() {
             let p = format!("apps[{i}]");
             let m = table(a, &p)?;
-            keys_ok(
-                m,
-                &p,
-                &[
-                    "name",
-                    "kind",
-                    "client",
-                    "server",
-                    "size",
-                    "request_size",
-                    "packet_size",
-                    "interval",
-                    "start",
-                    "stop",
-                    "tcp",
-                ],
-            )?;
+            keys_ok(m, &p, &schema::keys("apps[]", None))?;
             let kind_s = required(
                 get_str(m, &p, "kind")?,
                 &p,
@@ -1468,20 +1400,7 @@ impl Scenario {
             }
             let kind = match kind_s.as_str() {
                 "ftp" => {
-                    keys_ok(
-                        m,
-                        &p,
-                        &[
-                            "name",
-                            "kind",
-                            "client",
-                            "server",
-                            "size",
-                            "request_size",
-                            "start",
-                            "tcp",
-                        ],
-                    )?;
+                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=ftp")))?;
                     let size = required(
                         get_size(m, &p, "size")?,
                         &p,
@@ -1499,31 +1418,13 @@ impl Scenario {
                     AppKind::Ftp { size, request_size }
                 }
                 "bulk" => {
-                    keys_ok(
-                        m,
-                        &p,
-                        &["name", "kind", "client", "server", "size", "start", "tcp"],
-                    )?;
+                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=bulk")))?;
                     AppKind::Bulk {
                         size: get_size(m, &p, "size")?,
                     }
                 }
                 "cbr" => {
-                    keys_ok(
-                        m,
-                        &p,
-                        &[
-                            "name",
-                            "kind",
-                            "client",
-                            "server",
-                            "packet_size",
-                            "interval",
-                            "start",
-                            "stop",
-                            "tcp",
-                        ],
-                    )?;
+                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=cbr")))?;
                     let packet_size = required(
                         get_size(m, &p, "packet_size")?,
                         &p,
@@ -1600,11 +1501,7 @@ impl Scenario {
         // [output]
         let ov = root.get("output").unwrap_or(&empty);
         let om = table(ov, "output")?;
-        keys_ok(
-            om,
-            "output",
-            &["trace", "trace_interval", "events", "packets", "queues"],
-        )?;
+        keys_ok(om, "output", &schema::keys("output", None))?;
         let output = OutputCfg {
             trace: get_bool(om, "output", "trace")?.unwrap_or(false),
             trace_interval: get_dur(om, "output", "trace_interval")?,

@@ -1,0 +1,321 @@
+//! The scenario format, field by field: the one list the parser takes its allowed keys from,
+//! and that `tcplab schema` and the docs print, so that neither can drift from the other.
+//!
+//! A field's `section` says where its key sits: `run`, `tcp` (also each `apps[].tcp`),
+//! `nodes[]`, `links[]`, `direction` (the per-direction settings, in `links[]` itself and in its
+//! `ab` and `ba` tables), `error` (an error model, in `links[]`, `links[].ab`, `links[].ba`),
+//! `error.segments[]`, `apps[]`, `output`, or the root (`""`). `when` limits a field to one
+//! error model or one application kind (`model=per`, `kind=ftp`).
+
+use serde_json::{json, Value};
+
+/// One field of the scenario format.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub section: &'static str,
+    pub key: &'static str,
+    /// `model=...` or `kind=...` when the field belongs to one variant only.
+    pub when: &'static str,
+    /// duration, rate, size, probability, integer, number, bool, string, choice, table, list
+    pub kind: &'static str,
+    /// The unit a bare number means, or what a string with a unit is converted to.
+    pub unit: &'static str,
+    /// As a scenario writes it; "profile" when the TCP profile decides; "" when required.
+    pub default: &'static str,
+    pub allowed: &'static str,
+    pub doc: &'static str,
+    /// A valid value as TOML, for the tests and the docs.
+    pub example: &'static str,
+}
+
+#[allow(clippy::too_many_arguments)] // one row of the table below
+const fn f(
+    section: &'static str,
+    key: &'static str,
+    when: &'static str,
+    kind: &'static str,
+    unit: &'static str,
+    default: &'static str,
+    allowed: &'static str,
+    doc: &'static str,
+    example: &'static str,
+) -> Field {
+    Field {
+        section,
+        key,
+        when,
+        kind,
+        unit,
+        default,
+        allowed,
+        doc,
+        example,
+    }
+}
+
+const DUR: &str = "a duration with its unit: \"20ms\", \"1.5s\", \"250us\"";
+const RATE: &str = "a bit rate with its unit: \"10Mbps\", \"1.5Mbps\", \"100kbps\", \"1Gbps\"";
+const SIZE: &str = "bytes: a number, or with a unit: \"1460B\", \"64KB\", \"10MB\", \"1GiB\"";
+const PROB: &str = "between 0 and 1: 0.01, \"1e-6\" or \"1%\"";
+const BOOL: &str = "true or false";
+
+/// Every field, in the order the docs list them.
+pub const FIELDS: &[Field] = &[
+    // -- the root
+    f("", "run", "", "table", "", "", "[run]", "The run: name, seed and stop time.", "{}"),
+    f("", "tcp", "", "table", "", "profile \"rfc\"", "[tcp]", "TCP settings of every connection (a profile plus overrides); each application can override them in its own tcp table.", "{}"),
+    f("", "nodes", "", "list", "", "", "[[nodes]]", "The hosts and routers.", ""),
+    f("", "links", "", "list", "", "", "[[links]]", "Point-to-point links between two nodes.", ""),
+    f("", "apps", "", "list", "", "", "[[apps]]", "The applications, one TCP connection each.", ""),
+    f("", "output", "", "table", "", "", "[output]", "Which tables the run keeps besides the summary.", "{}"),
+    // -- [run]
+    f("run", "name", "", "string", "", "\"scenario\"", "any text", "A label carried into the summary.", "\"demo\""),
+    f("run", "seed", "", "integer", "", "1", "0 to 2^64-1", "The seed of every random stream of the run (error models per link direction); the same seed gives bit-identical results.", "7"),
+    f("run", "stop_time", "", "duration", "s", "\"100000s\"", DUR, "The run stops here even if applications are still busy (they are then reported as not finished).", "\"600s\""),
+    // -- [tcp]
+    f("tcp", "profile", "", "choice", "", "\"rfc\"", "riverbed, rfc, linux, ns2", "The defaults every other tcp field starts from (tcplab variants and the README list them).", "\"linux\""),
+    f("tcp", "mss", "", "integer", "bytes", "profile", "64 to 65495", "Maximum segment size (payload bytes).", "1000"),
+    f("tcp", "rcv_buf", "", "size", "bytes", "profile", SIZE, "Receive buffer: the largest window the receiver advertises (scaled when window_scaling is on).", "\"64KB\""),
+    f("tcp", "snd_buf", "", "size", "bytes", "profile (unlimited)", SIZE, "Send buffer: how much unacknowledged data the sender holds.", "\"1MB\""),
+    f("tcp", "initial_cwnd", "", "integer", "segments", "profile", "1 to 1000", "Initial congestion window.", "4"),
+    f("tcp", "initial_ssthresh", "", "size", "bytes", "\"inf\"", "a size of at least 2 MSS, or \"inf\"", "Initial slow-start threshold.", "\"64KB\""),
+    f("tcp", "ca_rule", "", "choice", "", "profile", "per_ack, byte_counting", "Congestion-avoidance growth: MSS*MSS/cwnd per ACK, or RFC 3465 byte counting.", "\"byte_counting\""),
+    f("tcp", "abc_limit", "", "integer", "segments", "profile", "1 to 64", "RFC 3465 L: at most this many MSS of growth per ACK in slow start.", "2"),
+    f("tcp", "delayed_ack", "", "bool", "", "profile", BOOL, "Delayed ACKs (RFC 1122 4.2.3.2).", "false"),
+    f("tcp", "delack_max", "", "duration", "s", "profile", "at most 500ms", "The delayed-ACK timer.", "\"40ms\""),
+    f("tcp", "delack_segments", "", "integer", "segments", "profile", "1 to 64", "Full segments that force an ACK.", "2"),
+    f("tcp", "dupthresh", "", "integer", "ACKs", "profile", "1 to 1000", "Duplicate ACKs that trigger fast retransmit.", "3"),
+    f("tcp", "limited_transmit", "", "bool", "", "profile", BOOL, "RFC 3042 limited transmit.", "true"),
+    f("tcp", "rto_initial", "", "duration", "s", "profile", DUR, "RTO before the first RTT sample (RFC 6298 2.1).", "\"1s\""),
+    f("tcp", "rto_min", "", "duration", "s", "profile", "a duration, at most rto_max", "Lower bound of the RTO.", "\"200ms\""),
+    f("tcp", "rto_max", "", "duration", "s", "profile", "a duration, at least rto_min", "Upper bound of the RTO (and of its back-off).", "\"60s\""),
+    f("tcp", "clock_granularity", "", "duration", "s", "profile", DUR, "G of RFC 6298: RTO = SRTT + max(G, K*RTTVAR), and RTT samples are counted in ticks of it.", "\"10ms\""),
+    f("tcp", "rtt_alpha", "", "number", "", "0.125", "0 to 1", "SRTT gain (RFC 6298).", "0.125"),
+    f("tcp", "rtt_beta", "", "number", "", "0.25", "0 to 1", "RTTVAR gain (RFC 6298).", "0.25"),
+    f("tcp", "rto_k", "", "number", "", "4", "0 to 100", "K of RFC 6298.", "4"),
+    f("tcp", "max_retries", "", "integer", "timeouts", "profile", "1 to 100", "Timeouts of one segment before the connection gives up (Linux tcp_retries2).", "15"),
+    f("tcp", "nagle", "", "bool", "", "profile", BOOL, "Nagle's algorithm (RFC 896).", "false"),
+    f("tcp", "nagle_minshall", "", "bool", "", "profile", BOOL, "Minshall's variant of Nagle (Linux).", "true"),
+    f("tcp", "window_scaling", "", "bool", "", "profile", BOOL, "RFC 7323 window scale option.", "true"),
+    f("tcp", "timestamps", "", "bool", "", "profile", BOOL, "RFC 7323 timestamps.", "true"),
+    f("tcp", "sack", "", "bool", "", "profile", BOOL, "SACK (RFC 2018) offered and used.", "true"),
+    f("tcp", "variant", "", "choice", "", "", "tahoe, reno, newreno, sack", "A classic pair of congestion control and loss recovery (not together with them).", "\"newreno\""),
+    f("tcp", "congestion_control", "", "choice", "", "profile", "a name from tcplab variants: reno, newreno, cubic, bic, westwood, vegas, ...", "The congestion-control plug-in.", "\"cubic\""),
+    f("tcp", "loss_recovery", "", "choice", "", "profile", "a name from tcplab variants: dupack, newreno, sack, rack, ...", "The loss-recovery plug-in (it owns the recovery phase).", "\"sack\""),
+    f("tcp", "cc_params", "", "table", "", "{}", "the chosen congestion control's parameters (tcplab variants lists them)", "Parameters of the congestion control.", "{}"),
+    f("tcp", "lr_params", "", "table", "", "{}", "the chosen loss recovery's parameters (tcplab variants lists them)", "Parameters of the loss recovery.", "{}"),
+    f("tcp", "prr", "", "bool", "", "profile", BOOL, "Proportional rate reduction (RFC 6937) during recovery.", "true"),
+    f("tcp", "rcv_read_rate", "", "rate", "bit/s", "\"inf\"", "a bit rate, or \"inf\"", "How fast the receiving application reads; a slow reader shrinks the window.", "\"5Mbps\""),
+    f("tcp", "cwnd_validation", "", "bool", "", "profile", BOOL, "Congestion window validation (RFC 7661) when application-limited.", "true"),
+    f("tcp", "ssthresh_from", "", "choice", "", "profile", "flight, cwnd, window", "What ssthresh halves on a loss: FlightSize (RFC 5681), cwnd (Linux) or min(cwnd, rwnd) (ns-2).", "\"cwnd\""),
+    f("tcp", "quick_acks", "", "integer", "ACKs", "profile", "0 to 1000", "ACKs sent at once (no delay) at the start and after a gap (Linux quickack).", "8"),
+    f("tcp", "cwnd_packets", "", "bool", "", "profile", BOOL, "Count cwnd and ssthresh in whole packets (ns-2).", "true"),
+    f("tcp", "ssthresh_every_timeout", "", "bool", "", "profile", BOOL, "Halve ssthresh on every timeout, not only the first of a series (ns-2).", "true"),
+    f("tcp", "recover_guard_all", "", "bool", "", "profile", BOOL, "ns-2's bug_fix_: no new fast retransmit until the ACK passes the highest sequence sent.", "true"),
+    f("tcp", "rto_restart", "", "choice", "", "profile", "every, head, never", "Which retransmissions restart the RTO timer.", "\"head\""),
+    f("tcp", "syn_loss", "", "choice", "", "profile", "keep, one, one_after_two, timeout", "The window after a lost SYN: kept, 1 MSS (RFC 5681 3.1), 1 after two losses (Linux), or a timeout's (ns-2).", "\"one\""),
+    f("tcp", "rto_keeps_recovery_ssthresh", "", "bool", "", "profile", BOOL, "A timeout during recovery keeps the ssthresh recovery set (Linux).", "true"),
+    // -- [[nodes]]
+    f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
+    f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router", "A host runs applications; a router forwards.", "\"router\""),
+    // -- [[links]]
+    f("links[]", "name", "", "string", "", "\"<a>-<b>\"", "a unique name", "The link's name; --set and the results address it by name.", "\"wan\""),
+    f("links[]", "a", "", "string", "", "", "a node name", "The node at one end.", ""),
+    f("links[]", "b", "", "string", "", "", "a node name", "The node at the other end.", ""),
+    f("links[]", "ab", "", "table", "", "{}", "direction fields", "Overrides for the direction a -> b.", "{}"),
+    f("links[]", "ba", "", "table", "", "{}", "direction fields", "Overrides for the direction b -> a.", "{}"),
+    // -- direction fields (in [[links]] for both directions, or in ab / ba)
+    f("direction", "rate", "", "rate", "bit/s", "", RATE, "Transmission rate.", "\"5Mbps\""),
+    f("direction", "delay", "", "duration", "s", "\"0s\"", DUR, "One-way propagation delay.", "\"10ms\""),
+    f("direction", "mtu", "", "integer", "bytes", "1500", "68 to 65535", "Largest IP packet.", "1500"),
+    f("direction", "framing", "", "choice", "", "\"ethernet\"", "ethernet (38 B a frame), ppp (8 B), none", "Per-frame overhead on the wire (and the bytes a bit error can hit).", "\"ppp\""),
+    f("direction", "queue", "", "size", "packets or bytes", "\"unlimited\"", "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"", "The transmit queue (drop-tail).", "\"50p\""),
+    f("direction", "error", "", "table", "", "{ model = \"none\" }", "an error model", "Frame errors on this direction.", "{ model = \"per\", p = 0.01 }"),
+    // -- error models
+    f("error", "model", "", "choice", "", "", "none, per, ber, gilbert-elliott, list", "The error model.", "\"none\""),
+    f("error", "p", "model=per", "probability", "", "", PROB, "Probability that a frame is lost (whatever its length).", "0.02"),
+    f("error", "ber", "model=ber", "probability", "", "", PROB, "Bit error rate: a frame of n exposed bits is lost with 1-(1-ber)^n.", "\"1e-6\""),
+    f("error", "p_gb", "model=gilbert-elliott", "probability", "per frame", "", PROB, "Good -> bad transition probability per frame.", "0.01"),
+    f("error", "p_bg", "model=gilbert-elliott", "probability", "per frame", "", PROB, "Bad -> good transition probability per frame.", "0.3"),
+    f("error", "good_per", "model=gilbert-elliott", "probability", "", "0", PROB, "Frame loss probability in the good state (or good_ber).", "0.0"),
+    f("error", "good_ber", "model=gilbert-elliott", "probability", "", "", PROB, "Bit error rate in the good state (or good_per).", "\"1e-8\""),
+    f("error", "bad_per", "model=gilbert-elliott", "probability", "", "1", PROB, "Frame loss probability in the bad state (or bad_ber).", "0.5"),
+    f("error", "bad_ber", "model=gilbert-elliott", "probability", "", "", PROB, "Bit error rate in the bad state (or bad_per).", "\"1e-4\""),
+    f("error", "start", "model=gilbert-elliott", "choice", "", "\"good\"", "good, bad", "The state of the first frame.", "\"bad\""),
+    f("error", "frames", "model=list", "list", "", "[]", "frame indices, 0-based", "Frames of this direction to drop, by their order on it.", "[3, 10]"),
+    f("error", "segments", "model=list", "list", "", "[]", "[{ seq = N, tx = K }]", "TCP segments to drop: the K-th transmission (default 1) of the one starting at sequence N.", "[{ seq = 1461 }]"),
+    f("error.segments[]", "seq", "", "integer", "", "", "0 to 2^62", "Sequence number of the segment (data starts at 1).", "1461"),
+    f("error.segments[]", "tx", "", "integer", "", "1", "1 to 1000", "Which transmission of it to drop.", "2"),
+    // -- [[apps]]
+    f("apps[]", "name", "", "string", "", "\"app<index>\"", "a unique name", "The application's name; --set and the results address it by name.", "\"dl\""),
+    f("apps[]", "kind", "", "choice", "", "", "ftp, bulk, cbr", "ftp: the client requests a file the server sends; bulk: the client sends; cbr: the client writes at a constant rate.", "\"ftp\""),
+    f("apps[]", "client", "", "string", "", "", "a host", "The host that opens the connection.", ""),
+    f("apps[]", "server", "", "string", "", "", "a host other than the client", "The host that accepts it.", ""),
+    f("apps[]", "start", "", "duration", "s", "\"0s\"", DUR, "When the application starts.", "\"1s\""),
+    f("apps[]", "tcp", "", "table", "", "{}", "tcp fields", "TCP settings of this application's connection, over the scenario's [tcp].", "{ mss = 536 }"),
+    f("apps[]", "size", "kind=ftp", "size", "bytes", "", SIZE, "The file the server sends.", "\"100kB\""),
+    f("apps[]", "request_size", "kind=ftp", "size", "bytes", "64", SIZE, "The request the client sends first.", "100"),
+    f("apps[]", "size", "kind=bulk", "size", "bytes", "unlimited", SIZE, "What the client sends (unlimited: until the stop time).", "\"100kB\""),
+    f("apps[]", "packet_size", "kind=cbr", "size", "bytes", "", SIZE, "Bytes written every interval.", "1000"),
+    f("apps[]", "interval", "kind=cbr", "duration", "s", "", DUR, "Time between writes.", "\"10ms\""),
+    f("apps[]", "stop", "kind=cbr", "duration", "s", "until the stop time", DUR, "How long after its start the application writes.", "\"2s\""),
+    // -- [output]
+    f("output", "trace", "", "bool", "", "false", BOOL, "The per-connection trace: cwnd, ssthresh, rwnd, flight, srtt, rto on every change (or every trace_interval).", "true"),
+    f("output", "trace_interval", "", "duration", "s", "on every change", "a positive duration", "Sample the trace at this interval instead.", "\"10ms\""),
+    f("output", "events", "", "bool", "", "true", BOOL, "The event log: drops, retransmissions, timeouts, recovery, state changes.", "false"),
+    f("output", "packets", "", "bool", "", "false", BOOL, "The per-packet log (what a pcap is made from).", "true"),
+    f("output", "queues", "", "bool", "", "false", BOOL, "Each link direction's queue length over time.", "true"),
+];
+
+/// The keys allowed in `section`, for the variant `when` (an error model or app kind) or for
+/// any variant when `None`. Order as in FIELDS, each key once.
+pub fn keys(section: &str, when: Option<&str>) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for fd in FIELDS.iter().filter(|fd| fd.section == section) {
+        let applies = fd.when.is_empty() || when.is_none_or(|w| fd.when == w);
+        if applies && !out.contains(&fd.key) {
+            out.push(fd.key);
+        }
+    }
+    out
+}
+
+/// Every field as JSON (what `tcplab schema --json` prints).
+pub fn to_json() -> Value {
+    Value::Array(
+        FIELDS
+            .iter()
+            .map(|fd| {
+                json!({
+                    "section": fd.section,
+                    "key": fd.key,
+                    "path": if fd.section.is_empty() {
+                        fd.key.to_string()
+                    } else {
+                        format!("{}.{}", fd.section, fd.key)
+                    },
+                    "when": fd.when,
+                    "type": fd.kind,
+                    "unit": fd.unit,
+                    "default": fd.default,
+                    "allowed": fd.allowed,
+                    "description": fd.doc,
+                    "example": fd.example,
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn base() -> Value {
+        json!({
+            "nodes": [{"name": "c"}, {"name": "s"}],
+            "links": [{"name": "l", "a": "c", "b": "s", "rate": "10Mbps"}],
+            "apps": [{"name": "x", "kind": "ftp", "client": "c", "server": "s", "size": "10kB"}],
+        })
+    }
+
+    /// The scenario with `value` put where field `fd` lives (None: the field's place stays
+    /// empty but its variant is set up, to test an unknown key there).
+    fn with_field(fd: &Field, key: &str, value: Value) -> Value {
+        let mut sc = base();
+        let variant = fd.when.split_once('=').map(|(_, v)| v);
+        match fd.section {
+            "" => sc[key] = value,
+            "run" | "tcp" | "output" => sc[fd.section] = json!({ key: value }),
+            "nodes[]" => sc["nodes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"name": "extra", key: value})),
+            "links[]" => sc["links"][0][key] = value,
+            "direction" => sc["links"][0]["ab"] = json!({ key: value }),
+            "error" => {
+                let mut e = json!({"model": variant.unwrap_or("none")});
+                if variant == Some("gilbert-elliott") {
+                    e["p_gb"] = json!(0.01);
+                    e["p_bg"] = json!(0.3);
+                }
+                e[key] = value;
+                sc["links"][0]["ab"] = json!({ "error": e });
+            }
+            "error.segments[]" => {
+                let mut seg = json!({"seq": 1461});
+                seg[key] = value;
+                sc["links"][0]["ab"] = json!({"error": {"model": "list", "segments": [seg]}});
+            }
+            "apps[]" => {
+                let app = &mut sc["apps"][0];
+                match variant {
+                    Some("bulk") => app["kind"] = json!("bulk"),
+                    Some("cbr") => {
+                        app["kind"] = json!("cbr");
+                        app.as_object_mut().unwrap().remove("size");
+                        app["packet_size"] = json!(1000);
+                        app["interval"] = json!("10ms");
+                    }
+                    _ => {}
+                }
+                app[key] = value;
+            }
+            other => panic!("section {other:?} has no place in the test"),
+        }
+        sc
+    }
+
+    fn parse(v: &Value) -> Result<Scenario, crate::error::SimError> {
+        Scenario::from_json_str(&v.to_string())
+    }
+
+    fn toml_value(text: &str) -> Value {
+        let doc: toml::Table = toml::from_str(&format!("v = {text}")).expect("example is TOML");
+        serde_json::to_value(&doc["v"]).unwrap()
+    }
+
+    #[test]
+    fn every_example_parses_and_every_junk_value_is_refused_by_name() {
+        for fd in FIELDS.iter().filter(|fd| !fd.example.is_empty()) {
+            let ok = with_field(fd, fd.key, toml_value(fd.example));
+            if let Err(e) = parse(&ok) {
+                panic!("{}.{} = {}: {e}", fd.section, fd.key, fd.example);
+            }
+            let junk = match fd.kind {
+                "string" => json!(42),
+                "table" | "list" => json!(5),
+                _ => json!("no-such-value"),
+            };
+            if fd.kind == "table" && fd.section.is_empty() {
+                continue; // [run] = 5 is refused by the section, tested below
+            }
+            let bad = with_field(fd, fd.key, junk);
+            match parse(&bad) {
+                Ok(_) => panic!("{}.{}: a junk value was accepted", fd.section, fd.key),
+                Err(e) => assert!(
+                    e.to_string().contains(fd.key),
+                    "{}.{}: the error does not name the field: {e}",
+                    fd.section,
+                    fd.key
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn every_section_refuses_keys_the_schema_does_not_list() {
+        let mut seen = Vec::new();
+        for fd in FIELDS {
+            let place = (fd.section, fd.when);
+            if seen.contains(&place) || (fd.section.is_empty() && fd.kind != "table") {
+                continue;
+            }
+            seen.push(place);
+            let sc = with_field(fd, "zzz_not_a_field", json!(1));
+            let err = parse(&sc).expect_err(&format!("{:?} accepted zzz_not_a_field", place));
+            assert!(err.to_string().contains("zzz_not_a_field"), "{err}");
+        }
+    }
+}
