@@ -6,7 +6,7 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.deps-stamp
 OUT    ?= out/sarkar2022
 
-.PHONY: all venv build sysdeps run test test-rust test-py bench lint fmt clean
+.PHONY: all venv build sysdeps run test test-rust test-py bench lint fmt clean docs
 
 all: build
 
@@ -42,13 +42,19 @@ sysdeps:
 run: build
 	$(VENV)/bin/tcplab study sarkar2022 --out $(OUT)
 
-test: sysdeps build test-rust test-py
+test: sysdeps build test-rust test-py docs
 
 test-rust:
 	cargo test --release -q --workspace --exclude tcplab-py
 
 test-py: build
 	$(VENV)/bin/pytest -q
+
+# The docs site (mkdocs, material theme), warnings as errors: the scenario reference and the
+# studies' list are generated from the code first.
+docs: build
+	$(PY) -m tcplab._docs .
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
 
 bench: build
 	$(PY) bench/run.py
