@@ -217,7 +217,7 @@ def test_an_unfinished_transfer_is_named_and_strict_exits_3(example_file: Path) 
 
 @pytest.mark.parametrize(
     "argv",
-    [["-h"], ["run", "-h"], ["sweep", "-h"], ["study", "run", "-h"], ["model", "mathis", "-h"]],
+    [["-h"], ["run", "-h"], ["sweep", "-h"], ["study", "-h"], ["model", "mathis", "-h"]],
 )
 def test_help_shows_flags_as_flags_and_numbers_typed(argv: list[str]) -> None:
     import os

@@ -476,41 +476,15 @@ class Result:
         beside it (``.NAME.writing-*``) that is renamed to `path` once everything is on disk.
         A directory a run wrote before is replaced as a whole (no file of the old run stays
         beside the new one); a directory holding anything else is refused."""
-        import shutil
-        import tempfile
-        import uuid
+        from tcplab._atomic import write_dir
 
-        out = Path(path)
-        if out.exists() and not out.is_dir():
-            raise _errors._invalid("out", str(out), "it is a file", "a directory")
-        if out.is_dir():
-            foreign = sorted(p.name for p in out.iterdir() if not _is_run_entry(p))
-            if foreign:
-                raise _errors._invalid(
-                    "out",
-                    str(out),
-                    f"it holds files that are not a tcplab run's ({', '.join(foreign[:5])})",
-                    "a new or empty directory, or one a run wrote (it is replaced)",
-                )
-        full = out.resolve()
-        full.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.writing-", dir=full.parent))
-        try:
+        def fill(tmp: Path) -> None:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
             for name, df in self.traces.items():
                 df.to_parquet(tmp / f"{name}.parquet", index=False)
-            if full.exists():
-                old = full.parent / f".{full.name}.old-{uuid.uuid4().hex[:8]}"
-                os.rename(full, old)
-                os.rename(tmp, full)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(tmp, full)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+
+        return write_dir(path, fill, _is_run_entry)
 
     def to_pcap(self, path: str | os.PathLike[str], *, host: str) -> int:
         """Write a pcap of what `host` sent and received (like tcpdump on that host), for

@@ -141,6 +141,15 @@ class FigureSpec:
     paper_figure: str = ""  # which figure of the paper it corresponds to
 
 
+def _is_study_entry(p: Path) -> bool:
+    """A file or directory `StudyResult.write` leaves (or the CLI's writability probe)."""
+    from tcplab._atomic import write_test_file
+
+    if p.is_dir():
+        return p.name == "figures"
+    return p.name in ("results.parquet", "summary.json", "report.html") or write_test_file(p)
+
+
 @dataclass(frozen=True)
 class StudyOption:
     """A study-specific option: `tcplab study NAME --option name=value` (or a flag the CLI
@@ -566,27 +575,38 @@ class StudyResult:
 
     def write(self, out: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Write figures/ (PNG + SVG), results.parquet, summary.json and report.html (one
-        self-contained page) into `out`; return the report's path."""
+        self-contained page) into `out`; return the report's path. The directory is complete
+        or absent: everything is written beside it and renamed into place, replacing an
+        earlier study's output whole (a directory holding other files is refused)."""
+        from tcplab._atomic import write_dir
         from tcplab.report.plots import save_figure
 
-        outdir = Path(out)
-        outdir.mkdir(parents=True, exist_ok=True)
+        final = Path(out)
         specs = list(self.study.figures(self))
-        with _progress(progress) as bar:
-            task = bar.add_task(f"{self.study.name}: figures", total=len(specs))
-            for spec in specs:
-                fig = spec.draw()
-                self.figure_files[spec.name] = save_figure(fig, outdir / "figures", spec.name)
-                bar.advance(task)
-        runs = self.runs.copy()
-        for col in runs.columns:
-            if runs[col].dtype == object:
-                runs[col] = runs[col].map(
-                    lambda v: v if v is None or isinstance(v, str) else str(v)
-                )
-        runs.to_parquet(outdir / "results.parquet", index=False)
-        (outdir / "summary.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-        self.report_path = self._write_html(outdir / "report.html", specs)
+
+        def fill(outdir: Path) -> None:
+            with _progress(progress) as bar:
+                task = bar.add_task(f"{self.study.name}: figures", total=len(specs))
+                for spec in specs:
+                    fig = spec.draw()
+                    self.figure_files[spec.name] = save_figure(fig, outdir / "figures", spec.name)
+                    bar.advance(task)
+            runs = self.runs.copy()
+            for col in runs.columns:
+                if runs[col].dtype == object:
+                    runs[col] = runs[col].map(
+                        lambda v: v if v is None or isinstance(v, str) else str(v)
+                    )
+            runs.to_parquet(outdir / "results.parquet", index=False)
+            (outdir / "summary.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+            self._write_html(outdir / "report.html", specs)
+
+        write_dir(final, fill, _is_study_entry, what="a study's output")
+        self.figure_files = {  # where they are now
+            name: {fmt: final / "figures" / p.name for fmt, p in paths.items()}
+            for name, paths in self.figure_files.items()
+        }
+        self.report_path = final / "report.html"
         return self.report_path
 
     def _write_html(self, path: Path, specs: list[FigureSpec]) -> Path:
