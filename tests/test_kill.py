@@ -91,3 +91,40 @@ def test_study_output_refuses_a_directory_with_other_files(tmp_path: Path) -> No
         studies.get("netsim-mathis").run(seeds=1, out=mine)
     assert (mine / "thesis.tex").read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no working dir left
+
+
+def _root_with_mount() -> bool:
+    import os
+    import shutil
+
+    return sys.platform == "linux" and os.geteuid() == 0 and shutil.which("mount") is not None
+
+
+@pytest.mark.skipif(not _root_with_mount(), reason="needs root to mount a small tmpfs")
+@pytest.mark.parametrize("option", ["--out", "--pcap"])
+def test_a_full_disk_is_an_error_after_the_result_and_leaves_no_file(
+    option: str, tmp_path: Path
+) -> None:
+    """`--out` and `--pcap` on a 64 KiB filesystem: the summary is printed, then one line
+    `error: ... No space left on device`, exit 2, and no file (short or not) is left."""
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(small)], check=True)
+    try:
+        target = small / "dest"
+        done = subprocess.run(
+            [TCPLAB, "run", str(EXAMPLE), "--set", "apps.ftp.size=2MB", "--set",
+             "output.packets=true", option, str(target), "--json"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert json.loads(done.stdout)["apps"][0]["completed"]  # the result came first
+        assert done.stderr.startswith("error:") and "No space left on device" in done.stderr
+        assert "Traceback" not in done.stderr
+        files = [p for p in small.rglob("*") if p.is_file()]
+        assert files == []
+        if option == "--out":
+            with pytest.raises(tcplab.errors.InvalidValueError, match="not a complete run"):
+                tcplab.Result.from_dir(target)
+    finally:
+        subprocess.run(["umount", str(small)], check=True)

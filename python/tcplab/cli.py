@@ -249,11 +249,6 @@ def run_cmd(
         if plot is not None:
             scenario = scenario.with_overrides({"output.trace": True, "output.queues": True})
         result = run(scenario, seed=seed)
-        if pcap is not None:
-            for node in result.scenario.get("nodes", []):
-                if node.get("kind", "host") == "host":
-                    n = result.to_pcap(pcap / f"{node['name']}.pcap", host=node["name"])
-                    typer.echo(f"wrote {pcap / (node['name'] + '.pcap')} ({n} frames)", err=True)
     # The result is shown before anything is written, so a failed write loses no output.
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
@@ -270,8 +265,14 @@ def run_cmd(
                 typer.echo(f"wrote {written}", err=True)
             if plot is not None:
                 _echo_figures(result.plot(plot))
+            if pcap is not None:
+                for node in result.scenario.get("nodes", []):
+                    if node.get("kind", "host") == "host":
+                        target = pcap / f"{node['name']}.pcap"
+                        n = result.to_pcap(target, host=node["name"])
+                        typer.echo(f"wrote {target} ({n} frames)", err=True)
         except OSError as e:
-            where = e.filename or out or plot
+            where = e.filename or out or plot or pcap
             typer.echo(f"error: {where}: cannot write: {e.strerror or e}", err=True)
             raise typer.Exit(EXIT_USER_ERROR) from None
     if strict and result.warnings:
