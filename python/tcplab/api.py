@@ -606,7 +606,8 @@ class Result:
     @property
     def warnings(self) -> list[str]:
         """What the summary's numbers do not say by themselves: each application that did not
-        finish, with the fraction delivered and why the run stopped."""
+        finish, with the fraction delivered and why the run stopped; connections that gave
+        up; tables that reached ``output.max_rows``."""
         out = []
         s = self.summary
         for a in s.get("apps", []):
@@ -625,6 +626,14 @@ class Result:
                 why = str((c.get(end) or {}).get("end_reason", ""))
                 if why.startswith(("gave up", "handshake failed")):
                     out.append(f"connection {c.get('name')!r}, {end}: {why}")
+        for t in s.get("tables_truncated", []):
+            where = f" of link direction {t['link']}" if "link" in t else ""
+            since = f" from {t['first_dropped_s']:.6g} s" if "first_dropped_s" in t else ""
+            out.append(
+                f"table {t['table']!r}{where} kept its first {t['rows_kept']} rows "
+                f"(output.max_rows) and left out {t['rows_dropped']}{since}; raise "
+                "output.max_rows or sample the trace with output.trace_interval"
+            )
         return out
 
     def __str__(self) -> str:

@@ -126,6 +126,9 @@ pub struct LinkDir {
     /// (time, frames, bytes) deltas, a frame counted from its arrival to the start of its
     /// transmission. Kept as deltas because a frame's start is known when it is queued.
     qlog: Option<Vec<(SimTime, i32, i64)>>,
+    /// The most queued frames logged (`output.max_rows`), and how many were not.
+    qlog_max: usize,
+    qlog_dropped: u64,
 }
 
 impl LinkDir {
@@ -162,12 +165,22 @@ impl LinkDir {
             waiting_bytes: 0,
             in_flight: VecDeque::new(),
             qlog: None,
+            qlog_max: 0,
+            qlog_dropped: 0,
         }
     }
 
-    /// Keep the queue's length over time (see [`LinkDir::queue_series`]).
-    pub fn log_queue(&mut self) {
+    /// Keep the queue's length over time (see [`LinkDir::queue_series`]) for up to
+    /// `max_frames` queued frames; later ones are counted (`queue_log_dropped`), not logged,
+    /// so the series stays exact up to where it stops.
+    pub fn log_queue(&mut self, max_frames: usize) {
         self.qlog = Some(Vec::new());
+        self.qlog_max = max_frames;
+    }
+
+    /// Queued frames the queue log left out (over `output.max_rows`).
+    pub fn queue_log_dropped(&self) -> u64 {
+        self.qlog_dropped
     }
 
     /// The waiting queue over time, up to `until`: one `(time, frames, bytes)` row per instant
@@ -240,8 +253,12 @@ impl LinkDir {
             self.stats.queue_delay_ns_sum += wait;
             self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
             if let Some(log) = self.qlog.as_mut() {
-                log.push((now, 1, i64::from(wire)));
-                log.push((start, -1, -i64::from(wire)));
+                if log.len() / 2 < self.qlog_max {
+                    log.push((now, 1, i64::from(wire)));
+                    log.push((start, -1, -i64::from(wire)));
+                } else {
+                    self.qlog_dropped += 1;
+                }
             }
             start
         } else {
@@ -335,7 +352,7 @@ mod tests {
         // frame 1 goes at once; 2, 3, 4 wait until 1.2304, 2.4608, 3.6912 ms; frame 5 arrives
         // at 3 ms behind frame 4 and waits until 4.9216 ms.
         let mut d = dir(QueueLimit::Packets(10));
-        d.log_queue();
+        d.log_queue(1000);
         for _ in 0..4 {
             d.offer(SimTime::ZERO, pkt(1460));
         }

@@ -94,6 +94,8 @@ pub struct OutputCfg {
     pub packets: bool,
     /// The length of every link direction's queue over time (the `queues` table).
     pub queues: bool,
+    /// The most rows any one table keeps in memory (later rows are counted, not kept).
+    pub max_rows: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -567,6 +569,9 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
         )),
     }
 }
+
+/// `output.max_rows` when a scenario does not set it: about 200 MB for a trace table.
+pub const DEFAULT_MAX_ROWS: usize = 2_000_000;
 
 /// The classic variant names `[tcp] variant` accepts.
 pub const CLASSIC_VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "sack"];
@@ -1508,6 +1513,8 @@ impl Scenario {
             events: get_bool(om, "output", "events")?.unwrap_or(true),
             packets: get_bool(om, "output", "packets")?.unwrap_or(false),
             queues: get_bool(om, "output", "queues")?.unwrap_or(false),
+            max_rows: get_uint(om, "output", "max_rows", 1, 1_000_000_000)?
+                .unwrap_or(DEFAULT_MAX_ROWS as u64) as usize,
         };
         if output.trace_interval == Some(Dur::ZERO) {
             return Err(SimError::invalid(

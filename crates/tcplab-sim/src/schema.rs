@@ -165,6 +165,7 @@ pub const FIELDS: &[Field] = &[
     f("output", "events", "", "bool", "", "true", BOOL, "The event log: drops, retransmissions, timeouts, recovery, state changes.", "false"),
     f("output", "packets", "", "bool", "", "false", BOOL, "The per-packet log (what a pcap is made from).", "true"),
     f("output", "queues", "", "bool", "", "false", BOOL, "Each link direction's queue length over time.", "true"),
+    f("output", "max_rows", "", "integer", "rows", "2000000", "1 to 1000000000", "The most rows any one table keeps in memory (about 200 MB for the trace); later rows are counted, not kept, and the summary's tables_truncated and a warning say so.", "5000"),
 ];
 
 /// The keys allowed in `section`, for the variant `when` (an error model or app kind) or for

@@ -16,7 +16,7 @@ use crate::scenario::{AppKind, Scenario};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::SimTime;
 use crate::topology::{Routes, NO_ROUTE};
-use crate::trace::{ConnTrace, EventLog, PacketLog, TraceRow};
+use crate::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
 
 struct AppRt {
     conn: u32,
@@ -92,7 +92,9 @@ impl<'s> Sim<'s> {
             }
         }
         if sc.output.queues {
-            dirs.iter_mut().for_each(LinkDir::log_queue);
+            for d in dirs.iter_mut() {
+                d.log_queue(sc.output.max_rows);
+            }
         }
         let mut routes = Routes::new(sc);
         let mut conns = Vec::new();
@@ -165,15 +167,21 @@ impl<'s> Sim<'s> {
                 q: EventQueue::new(),
                 out: Vec::with_capacity(64),
                 uid: 0,
-                events: out.events.then(EventLog::default),
-                packets: out.packets.then(PacketLog::default),
+                events: out
+                    .events
+                    .then(|| EventLog::with_cap(Cap::new(out.max_rows))),
+                packets: out
+                    .packets
+                    .then(|| PacketLog::with_cap(Cap::new(out.max_rows))),
             },
             routes,
             dirs,
             last_rows: vec![None; conns.len()],
             conns,
             apps,
-            trace: out.trace.then(ConnTrace::default),
+            trace: out
+                .trace
+                .then(|| ConnTrace::with_cap(Cap::new(out.max_rows))),
             stop: SimTime::ZERO + sc.run.stop_time,
             stopped_by_time: false,
             last_active: SimTime::ZERO,
@@ -624,6 +632,34 @@ impl<'s> Sim<'s> {
         summary["apps"] = Value::Array(apps);
         summary["connections"] = Value::Array(connections);
         summary["links"] = Value::Array(links);
+        // Tables that reached output.max_rows: what they left out (absent when none did).
+        let mut truncated = Vec::new();
+        let caps = [
+            ("trace", self.trace.as_ref().map(|t| t.cap)),
+            ("events", self.w.events.as_ref().map(|t| t.cap)),
+            ("packets", self.w.packets.as_ref().map(|t| t.cap)),
+        ];
+        for (name, cap) in caps {
+            if let Some(c) = cap.filter(|c| c.dropped > 0) {
+                truncated.push(json!({
+                    "table": name,
+                    "rows_kept": c.max,
+                    "rows_dropped": c.dropped,
+                    "first_dropped_s": c.first_dropped.as_secs_f64(),
+                }));
+            }
+        }
+        for d in self.dirs.iter().filter(|d| d.queue_log_dropped() > 0) {
+            truncated.push(json!({
+                "table": "queues",
+                "link": d.name,
+                "rows_kept": self.sc.output.max_rows,
+                "rows_dropped": d.queue_log_dropped(),
+            }));
+        }
+        if !truncated.is_empty() {
+            summary["tables_truncated"] = Value::Array(truncated);
+        }
         let mut tables = Vec::new();
         if let Some(t) = self.trace {
             tables.push(t.into_table());

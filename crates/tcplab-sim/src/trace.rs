@@ -5,8 +5,50 @@ use crate::output::{Column, Table};
 use crate::packet::Packet;
 use crate::time::SimTime;
 
+/// The row limit of one table (`output.max_rows`): rows past it are counted, not kept, so a
+/// long run's memory stays bounded; the summary says what was left out.
+#[derive(Clone, Copy, Debug)]
+pub struct Cap {
+    pub max: usize,
+    pub dropped: u64,
+    pub first_dropped: SimTime,
+}
+
+impl Default for Cap {
+    fn default() -> Self {
+        Cap {
+            max: usize::MAX,
+            dropped: 0,
+            first_dropped: SimTime::ZERO,
+        }
+    }
+}
+
+impl Cap {
+    pub fn new(max: usize) -> Self {
+        Cap {
+            max,
+            ..Cap::default()
+        }
+    }
+
+    /// True (and the row counted as dropped) when a table of `len` rows is full.
+    #[inline]
+    fn full(&mut self, len: usize, now: SimTime) -> bool {
+        if len < self.max {
+            return false;
+        }
+        if self.dropped == 0 {
+            self.first_dropped = now;
+        }
+        self.dropped += 1;
+        true
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct EventLog {
+    pub cap: Cap,
     time: Vec<f64>,
     conn: Vec<u64>,
     end: Vec<u64>,
@@ -16,7 +58,16 @@ pub struct EventLog {
 }
 
 impl EventLog {
+    pub fn with_cap(cap: Cap) -> Self {
+        EventLog {
+            cap,
+            ..EventLog::default()
+        }
+    }
     pub fn push(&mut self, now: SimTime, conn: u32, end: u8, kind: &str, seq: u64, detail: String) {
+        if self.cap.full(self.time.len(), now) {
+            return;
+        }
         self.time.push(now.as_secs_f64());
         self.conn.push(conn as u64);
         self.end.push(end as u64);
@@ -67,6 +118,7 @@ pub struct TraceRow {
 
 #[derive(Debug, Default)]
 pub struct ConnTrace {
+    pub cap: Cap,
     time: Vec<f64>,
     conn: Vec<u64>,
     end: Vec<u64>,
@@ -82,7 +134,16 @@ pub struct ConnTrace {
 }
 
 impl ConnTrace {
+    pub fn with_cap(cap: Cap) -> Self {
+        ConnTrace {
+            cap,
+            ..ConnTrace::default()
+        }
+    }
     pub fn push(&mut self, now: SimTime, conn: u32, r: &TraceRow) {
+        if self.cap.full(self.time.len(), now) {
+            return;
+        }
         self.time.push(now.as_secs_f64());
         self.conn.push(conn as u64);
         self.end.push(r.end as u64);
@@ -126,6 +187,7 @@ impl ConnTrace {
 /// Per-packet log: every segment sent and received by an endpoint, and every frame dropped.
 #[derive(Debug, Default)]
 pub struct PacketLog {
+    pub cap: Cap,
     time: Vec<f64>,
     event: Vec<String>,
     place: Vec<String>,
@@ -150,7 +212,16 @@ pub struct PacketLog {
 }
 
 impl PacketLog {
+    pub fn with_cap(cap: Cap) -> Self {
+        PacketLog {
+            cap,
+            ..PacketLog::default()
+        }
+    }
     pub fn push(&mut self, now: SimTime, event: &str, place: &str, p: &Packet) {
+        if self.cap.full(self.time.len(), now) {
+            return;
+        }
         self.time.push(now.as_secs_f64());
         self.event.push(event.to_string());
         self.place.push(place.to_string());
@@ -213,6 +284,27 @@ impl PacketLog {
                 ("ts_val".into(), Column::I64(self.ts_val)),
                 ("ts_ecr".into(), Column::I64(self.ts_ecr)),
             ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_table_counts_what_it_leaves_out() {
+        let mut log = EventLog::with_cap(Cap::new(3));
+        for i in 0..5u64 {
+            log.push(SimTime(i * 1000), 0, 1, "rto", i, String::new());
+        }
+        assert_eq!(log.len(), 3);
+        assert_eq!(log.cap.dropped, 2);
+        assert_eq!(log.cap.first_dropped, SimTime(3000));
+        let t = log.into_table();
+        match t.column("seq") {
+            Some(Column::U64(v)) => assert_eq!(v, &vec![0, 1, 2]), // the first rows are kept
+            other => panic!("seq column: {other:?}"),
         }
     }
 }
