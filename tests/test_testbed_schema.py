@@ -453,3 +453,41 @@ def test_cleanup_removes_a_runs_leftovers():
         assert ns in res.output and ns not in list_namespaces()
     finally:
         subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+
+
+@needs_testbed
+def test_cleanup_leaves_runs_whose_owner_lives(tmp_path):
+    """On a shared machine `testbed cleanup` removes only what dead runs left (namespace,
+    working directory), lists it, and leaves a run whose owning process is alive; --all
+    removes both."""
+    import shutil
+    import tempfile
+
+    from tcplab.testbed.netns import _start_time
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    owners = {"lve" + os.urandom(2).hex(): os.getpid(), "ded" + os.urandom(2).hex(): dead.pid}
+    made = []
+    try:
+        for rid, pid in owners.items():
+            ns = f"tcplab-{rid}-client"
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            wd = Path(tempfile.mkdtemp(prefix=f"tcplab-{rid}-"))
+            start = _start_time(pid) if pid == os.getpid() else "0"
+            (wd / "owner.json").write_text(json.dumps({"pid": pid, "start": start}))
+            made.append((ns, wd))
+        (live_ns, live_wd), (dead_ns, dead_wd) = made
+        res = runner.invoke(app, ["testbed", "cleanup"])
+        assert res.exit_code == 0, res.output
+        assert f"removed {dead_ns}" in res.output and f"removed {dead_wd}" in res.output
+        assert dead_ns not in list_namespaces() and not dead_wd.exists()
+        assert live_ns in list_namespaces() and live_wd.exists()
+        assert "runs in progress" in res.output and live_ns in res.output
+        res = runner.invoke(app, ["testbed", "cleanup", "--all"])
+        assert res.exit_code == 0, res.output
+        assert live_ns not in list_namespaces() and not live_wd.exists()
+    finally:
+        for ns, wd in made:
+            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+            shutil.rmtree(wd, ignore_errors=True)

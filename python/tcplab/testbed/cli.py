@@ -121,37 +121,42 @@ def cleanup_cmd(
         str | None,
         typer.Option(
             "--run-id",
-            help="Only the leftovers of this run (default: every tcplab-* namespace).",
+            help="Only the leftovers of this run, whether its owner lives or not.",
             show_default=False,
         ),
     ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every tcplab namespace, interface and working directory, runs in progress "
+            "included (the old behaviour).",
+        ),
+    ] = False,
 ) -> None:
-    """Remove the namespaces, interfaces and processes an interrupted testbed run left."""
+    """Remove what interrupted testbed runs left: namespaces (and the processes in them),
+    interfaces and working directories. By default only runs whose owning process is gone,
+    so that a run in progress on a shared machine is left alone."""
     import re
 
-    from .netns import PREFIX, cleanup
+    from .netns import PREFIX, cleanup, list_namespaces
 
     if run_id is not None and not re.fullmatch(r"[a-z0-9]{1,8}", run_id):
         raise _fail(f"--run-id {run_id!r}: a run id is 1 to 8 lowercase letters or digits")
-
+    if run_id is not None and everything:
+        raise _fail("--run-id and --all: choose one")
     if platform.system() != "Linux":
         raise _fail(f"the testbed needs Linux network namespaces; this is {platform.system()}")
     if os.geteuid() != 0:
         raise _fail("removing network namespaces needs root (CAP_SYS_ADMIN); run as root")
-    if run_id is None:
-        gone = cleanup(PREFIX)
-    else:  # only this run's namespaces and interfaces (tlb<run id>...)
-        from .netns import IF_PREFIX, _run, delete_namespace, list_namespaces
-
-        gone = list_namespaces(f"{PREFIX}{run_id}-")
-        for ns in gone:
-            delete_namespace(ns)
-        for line in _run(["ip", "-o", "link", "show"], check=False).splitlines():
-            parts = line.split(":", 2)
-            name = parts[1].strip().split("@", 1)[0] if len(parts) > 1 else ""
-            if name.startswith(f"{IF_PREFIX}{run_id}") and len(name) <= 15:
-                _run(["ip", "link", "del", name], check=False)
-    if gone:
-        typer.echo(f"removed {len(gone)} namespaces: {', '.join(gone)}")
+    if run_id is not None:
+        gone = cleanup(f"{PREFIX}{run_id}-")
     else:
+        gone = cleanup(PREFIX, only_dead=not everything)
+    for item in gone:
+        typer.echo(f"removed {item}")
+    if not gone:
         typer.echo("nothing to clean up")
+    alive = sorted(list_namespaces(PREFIX))
+    if alive:
+        typer.echo(f"left {len(alive)} namespaces of runs in progress: {', '.join(alive)}")

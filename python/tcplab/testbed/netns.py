@@ -138,22 +138,82 @@ def delete_namespace(name: str) -> None:
     _run(["ip", "netns", "del", name], check=False)
 
 
-def cleanup(prefix: str = PREFIX) -> list[str]:
-    """Remove every namespace whose name starts with `prefix` (and the processes in them), and
-    any stray interface named like ours in this namespace. Returns the namespaces removed."""
+def _start_time(pid: int) -> str | None:
+    """The start time of process `pid` (clock ticks since boot, /proc/PID/stat field 22), or
+    None when there is no such process: with the pid it names one process, reuse or not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_file(workdir: Path) -> Path:
+    return workdir / "owner.json"
+
+
+def run_workdirs(run_id: str) -> list[Path]:
+    """The working directories a run `run_id` made (logs, configs, its owner file)."""
+    return sorted(Path(tempfile.gettempdir()).glob(f"{PREFIX}{run_id}-*"))
+
+
+def owner_alive(run_id: str) -> bool:
+    """Whether the process that made run `run_id` still runs (its owner file names a live
+    process with the same start time). A run without an owner file counts as dead."""
+    for wd in run_workdirs(run_id):
+        try:
+            owner = json.loads(_owner_file(wd).read_text())
+        except (OSError, ValueError):
+            continue
+        if _start_time(int(owner.get("pid", -1))) == owner.get("start"):
+            return True
+    return False
+
+
+def _run_id_of(namespace: str) -> str:
+    return namespace.removeprefix(PREFIX).rsplit("-", 1)[0]
+
+
+def cleanup(prefix: str = PREFIX, *, only_dead: bool = False) -> list[str]:
+    """Remove every namespace whose name starts with `prefix` (and the processes in them), the
+    interfaces and working directories of the same runs. With `only_dead`, leave the runs whose
+    owning process is alive (a run in progress on a shared machine). Returns what was removed:
+    namespaces, then interfaces and directories."""
     if not prefix:
         raise ValueError("cleanup() needs a non-empty prefix")
-    gone = list_namespaces(prefix)
-    for ns in gone:
+    removed: list[str] = []
+    runs: set[str] = set()
+    for ns in list_namespaces(prefix):
+        rid = _run_id_of(ns)
+        if only_dead and owner_alive(rid):
+            continue
         delete_namespace(ns)
+        removed.append(ns)
+        runs.add(rid)
     out = _run(["ip", "-o", "link", "show"], check=False)
     for line in out.splitlines():
         parts = line.split(":", 2)
         if len(parts) > 1:
             name = parts[1].strip().split("@", 1)[0]
-            if name.startswith(IF_PREFIX) and len(name) <= 15:
-                _run(["ip", "link", "del", name], check=False)
-    return gone
+            if not (name.startswith(IF_PREFIX) and len(name) <= 15):
+                continue
+            everything = prefix == PREFIX and not only_dead
+            if not everything and not any(name.startswith(f"{IF_PREFIX}{r}") for r in runs):
+                continue
+            _run(["ip", "link", "del", name], check=False)
+            removed.append(name)
+    # Working directories under the prefix (with only_dead: whose owner is gone; a run being
+    # set up right now may not have written its owner file yet, so a directory younger than a
+    # minute without one is left alone).
+    for wd in sorted(Path(tempfile.gettempdir()).glob(f"{prefix}*")):
+        rid = wd.name.removeprefix(PREFIX).rsplit("-", 1)[0]
+        if not wd.is_dir() or (only_dead and owner_alive(rid)):
+            continue
+        if not _owner_file(wd).exists() and time.time() - wd.stat().st_mtime < 60:
+            continue
+        shutil.rmtree(wd, ignore_errors=True)
+        removed.append(str(wd))
+    return removed
 
 
 class Forwarder:
@@ -235,6 +295,10 @@ class Testbed:
         }
         self.addr = dict(ADDR)
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.run_id}-"))
+        # Who owns this run: `cleanup --dead` leaves the run alone while this process lives.
+        _owner_file(self.workdir).write_text(
+            json.dumps({"pid": os.getpid(), "start": _start_time(os.getpid())})
+        )
         self._procs: list[subprocess.Popen] = []
         self._logs: list[Any] = []
         self._created: list[str] = []
