@@ -491,3 +491,39 @@ def test_cleanup_leaves_runs_whose_owner_lives(tmp_path):
         for ns, wd in made:
             subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
             shutil.rmtree(wd, ignore_errors=True)
+
+
+@needs_testbed
+def test_a_killed_forwarder_ends_the_run_at_once_and_keeps_its_logs():
+    """SIGKILL to tcplab-netem in the middle of a 20 MB download (about 16 s): the run ends
+    within a second, naming the forwarder, keeps its logs and leaves no namespace."""
+    import time
+
+    exe = str(Path(sys.executable).parent / "tcplab")
+    proc = subprocess.Popen(
+        [exe, "testbed", "run", str(EXAMPLE), "--set", "apps.ftp.size=20MB",
+         "--set", "links.wan.ab.error.p=0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        for _ in range(100):  # until the forwarder runs
+            time.sleep(0.1)
+            found = subprocess.run(["pgrep", "-f", "tcplab-netem --config"], capture_output=True)
+            if found.returncode == 0:
+                break
+        time.sleep(1.0)
+        subprocess.run(["pkill", "-9", "-f", "tcplab-netem --config"], check=True)
+        t0 = time.perf_counter()
+        _, err = proc.communicate(timeout=60)
+        took = time.perf_counter() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert "the forwarder (tcplab-netem) was killed by signal 9" in err
+    assert took < 1.5, took
+    kept = Path(err.split("logs are kept in ")[1].split(")")[0])
+    assert (kept / "netem1.json").exists() and (kept / "client.log").exists()
+    assert not [n for n in list_namespaces() if n.startswith("tcplab-")]
+    res = runner.invoke(app, ["testbed", "cleanup"])  # the owner is gone: its logs go too
+    assert res.exit_code == 0 and f"removed {kept}" in res.output and not kept.exists()

@@ -96,7 +96,8 @@ def run_cmd(
     except TestbedConfigError as e:
         raise _fail(f"the testbed cannot run this scenario: {e}") from None
     except TestbedError as e:
-        raise _fail(f"testbed run failed: {e}", EXIT_RUN_FAILED) from None
+        notes = "".join(f"\n  ({n})" for n in getattr(e, "__notes__", ()))
+        raise _fail(f"testbed run failed: {e}{notes}", EXIT_RUN_FAILED) from None
     if out is not None:
         written = result.to_dir(out)
         typer.echo(f"wrote {written}", err=True)

@@ -314,7 +314,14 @@ class Testbed:
             raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        # A run that failed keeps its working directory (configs, the forwarder's and the
+        # endpoints' logs) and says where; `tcplab testbed cleanup` removes it later.
+        failed = exc is not None and not isinstance(exc, KeyboardInterrupt)
+        if failed and not self.keep_workdir:
+            self.keep_workdir = True
+            if isinstance(exc, BaseException):
+                exc.add_note(f"the run's logs are kept in {self.workdir}")
         self.down()
 
     def up(self) -> None:

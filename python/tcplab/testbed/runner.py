@@ -24,12 +24,13 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from . import tcpinfo
 from .config import TestbedConfig, forwarder_links, stack_settings
 from .errors import TestbedRunError, TestbedTimeout
-from .netns import ENDPOINT, Testbed, check_available
+from .netns import ENDPOINT, Testbed, _tail, check_available
 
 PORT = 5001
 LINK_FIELDS = ("frames_sent", "frames_dropped_error", "frames_dropped_queue", "bytes_on_wire")
@@ -68,11 +69,30 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
-def _wait(p: subprocess.Popen, deadline: float, what: str) -> None:
-    try:
-        p.wait(max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired as e:
-        raise TestbedTimeout(f"{what} still running when the time budget ran out") from e
+def _wait(
+    p: subprocess.Popen,
+    deadline: float,
+    what: str,
+    watch: Mapping[str, tuple[subprocess.Popen, Path, bool]] | None = None,
+) -> None:
+    """Wait for `p` until `deadline`, looking every 0.2 s at the processes in `watch` (name:
+    (process, its log, whether any exit is a failure, or only a non-zero one)): one that dies
+    ends the run at once with an error naming it, instead of a wait until the budget ends."""
+    while True:
+        try:
+            p.wait(min(0.2, max(0.01, deadline - time.monotonic())))
+            return
+        except subprocess.TimeoutExpired as e:
+            if time.monotonic() >= deadline:
+                raise TestbedTimeout(f"{what} still running when the time budget ran out") from e
+        for name, (proc, log, any_exit) in (watch or {}).items():
+            rc = proc.poll()
+            if rc is None or (rc == 0 and not any_exit):
+                continue
+            how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
+            tail = _tail(log, 600).strip()
+            ends = f"; its log ends: {tail}" if tail else ""
+            raise TestbedRunError(f"{name} {how} while {what} was running{ends}")
 
 
 def _read_json(path: Any, what: str, proc: subprocess.Popen, log: Any) -> dict[str, Any]:
@@ -318,8 +338,10 @@ def run(config: TestbedConfig) -> dict[str, Any]:
             ],
             log=cli_log,
         )  # fmt: skip
-        _wait(cli, deadline, "the client")
-        _wait(srv, deadline + 5, "the server")
+        forwarder = ("the forwarder (tcplab-netem)", (fw.proc, fw.log_path, True))
+        server_ep = ("the server endpoint", (srv, srv_log, False))
+        _wait(cli, deadline, "the client", dict([forwarder, server_ep]))
+        _wait(srv, deadline + 5, "the server", dict([forwarder]))
         client = _read_json(cli_out, "the client endpoint", cli, cli_log)
         server = _read_json(srv_out, "the server endpoint", srv, srv_log)
         report = fw.stop()
