@@ -527,3 +527,24 @@ def test_a_killed_forwarder_ends_the_run_at_once_and_keeps_its_logs():
     assert not [n for n in list_namespaces() if n.startswith("tcplab-")]
     res = runner.invoke(app, ["testbed", "cleanup"])  # the owner is gone: its logs go too
     assert res.exit_code == 0 and f"removed {kept}" in res.output and not kept.exists()
+
+
+@needs_testbed
+def test_a_capture_on_a_full_disk_fails_loudly_and_leaves_no_short_file(tmp_path):
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", str(small)], check=True)
+    try:
+        exe = str(Path(sys.executable).parent / "tcplab")
+        done = subprocess.run(
+            [exe, "testbed", "run", str(EXAMPLE), "--set", "apps.ftp.size=500kB",
+             "--set", "links.wan.ab.error.p=0", "--pcap", str(small / "cap.pcap")],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert "could not write its capture" in done.stderr
+        assert "No space left on device" in done.stderr
+        assert list(small.iterdir()) == []  # the short capture is gone
+    finally:
+        subprocess.run(["umount", str(small)], check=True)
+        runner.invoke(app, ["testbed", "cleanup"])  # the failed run's logs

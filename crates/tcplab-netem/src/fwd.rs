@@ -86,6 +86,9 @@ pub struct Forwarder {
     drops: Vec<DropEvent>,
     drops_unlogged: u64,
     pcap: Option<PcapWriter>,
+    /// Why the capture stopped (a write failed, e.g. a full disk) and the frames it held:
+    /// reported, so that the run fails loudly instead of handing over a short capture.
+    pcap_failed: Option<(String, u64)>,
     max_window: [Option<u32>; 2],
     windows_clamped: [u64; 2],
     lateness: [Lateness; 2],
@@ -225,6 +228,7 @@ impl Forwarder {
             drops: Vec::new(),
             drops_unlogged: 0,
             pcap,
+            pcap_failed: None,
             max_window: [None; 2],
             windows_clamped: [0; 2],
             lateness: [Lateness::default(), Lateness::default()],
@@ -453,6 +457,7 @@ impl Forwarder {
                     let ts = self.start_real + sent_at.saturating_sub(self.start_mono);
                     if let Err(e) = w.write(ts, &p.buf[..p.len]) {
                         eprintln!("tcplab-netem: pcap write failed, capture stopped: {e}");
+                        self.pcap_failed = Some((e.to_string(), w.frames));
                         self.pcap = None;
                     }
                 }
@@ -478,7 +483,14 @@ impl Forwarder {
                     "error": flushed.err().map(|e| e.to_string()),
                 })
             }
-            None => Value::Null,
+            None => match &self.pcap_failed {
+                Some((err, frames)) => json!({
+                    "path": self.cfg.pcap.as_ref().map(|p| p.path.display().to_string()),
+                    "frames": frames,
+                    "error": err,
+                }),
+                None => Value::Null,
+            },
         };
         let now = sys::monotonic_ns();
         let mut links = serde_json::Map::new();

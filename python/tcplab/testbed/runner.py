@@ -345,6 +345,15 @@ def run(config: TestbedConfig) -> dict[str, Any]:
         client = _read_json(cli_out, "the client endpoint", cli, cli_log)
         server = _read_json(srv_out, "the server endpoint", srv, srv_log)
         report = fw.stop()
+        cap = report.get("pcap") or {}
+        if config.pcap_path and (not cap or cap.get("error")):
+            # A short capture must not pass for a whole one: remove it and fail loudly.
+            Path(config.pcap_path).unlink(missing_ok=True)
+            raise TestbedRunError(
+                f"the forwarder could not write its capture {config.pcap_path}: "
+                f"{cap.get('error') or 'no capture reported'} (after {cap.get('frames', 0)} "
+                "frames); the short capture was removed"
+            )
         ks["client"]["socket_congestion_control"] = client["congestion_control"]
         ks["server"]["socket_congestion_control"] = server["congestion_control"]
         h = health(
