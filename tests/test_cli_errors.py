@@ -28,6 +28,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("run", "{bad}"), "is a directory"),
     (("run", EX, "--seed", "18446744073709551616"), "run.seed: invalid value 18446744073709551616"),
     (("run", EX, "--seed", "-1"), "run.seed: invalid value -1"),
+    (("run", EX, "--set", "run.stop_time=1e12s"), "a duration below 1e9 s (about 31 years)"),
+    (("run", EX, "--set", "output.max_rows=0"), "output.max_rows: invalid value 0"),
     (("run", EX, "--seed", "abc"), "'--seed'"),
     (("run", EX, "--out", "{bad}/file"), "'--out'"),
     (("run", EX, "--pcap", "{bad}/file"), "'--pcap'"),

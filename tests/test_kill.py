@@ -55,7 +55,7 @@ def test_run_out_killed_at_20_random_moments(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_study_killed_at_random_moments(tmp_path: Path) -> None:
+def test_study_killed_at_20_random_moments(tmp_path: Path) -> None:
     rng = random.Random(17)
     out = tmp_path / "study"
     cmd = [TCPLAB, "study", "netsim-mathis", "--seeds", "1", "--out", str(out), "--json"]
@@ -63,7 +63,7 @@ def test_study_killed_at_random_moments(tmp_path: Path) -> None:
     subprocess.run(cmd, check=True, capture_output=True)
     full = time.perf_counter() - t0
     complete = 0
-    for _ in range(8):
+    for _ in range(20):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.6, 1.05) * full)
         proc.send_signal(signal.SIGKILL)
@@ -77,7 +77,7 @@ def test_study_killed_at_random_moments(tmp_path: Path) -> None:
                 data = (out / "figures" / fname).read_bytes()
                 assert data.startswith(b"\x89PNG") or data.rstrip().endswith(b"</svg>"), name
         complete += 1
-    print(f"study, 8 kills: {complete} complete directories, 0 partial")
+    print(f"study, 20 kills: {complete} complete directories, 0 partial")
 
 
 def test_study_output_refuses_a_directory_with_other_files(tmp_path: Path) -> None:

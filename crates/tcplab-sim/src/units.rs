@@ -87,7 +87,11 @@ pub fn parse_duration(field: &str, s: &str) -> SimResult<Dur> {
     };
     let secs = v * mult;
     if !((0.0..1e9).contains(&secs)) {
-        return Err(bad(field, s, ALLOWED));
+        return Err(bad(
+            field,
+            s,
+            "a duration below 1e9 s (about 31 years), such as \"20ms\", \"1.5s\", \"2h\"",
+        ));
     }
     Ok(Dur::from_secs_f64(secs))
 }
