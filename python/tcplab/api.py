@@ -354,6 +354,30 @@ _LINK_COUNTERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 
+def _counter_tables(summary: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """The summary's connection and link tables as (title, headers, rows of raw values): one
+    row per connection end and per link direction. `Result.table` and the notebook view draw
+    the same rows."""
+    conns = [
+        [c.get("name"), end, *(_first(ctr, *keys) for _, keys in _CONN_COUNTERS),
+         ctr.get("end_reason")]
+        for c in summary.get("connections", [])
+        for end in ("client", "server")
+        for ctr in [c.get(end) or {}]
+    ]  # fmt: skip
+    links = [
+        [link.get("name"), d, *(_first(ctr, *keys) for _, keys in _LINK_COUNTERS)]
+        for link in summary.get("links", [])
+        for d in ("ab", "ba")
+        for ctr in [link.get(d) or {}]
+    ]
+    return [
+        ("Connections", ["connection", "end", *(h for h, _ in _CONN_COUNTERS), "how it ended"],
+         conns),
+        ("Links", ["link", "dir", *(h for h, _ in _LINK_COUNTERS)], links),
+    ]  # fmt: skip
+
+
 def _cell(v: Any) -> str:
     if v is None:
         return "-"
@@ -572,36 +596,16 @@ class Result:
                 thr_text,
             )
 
-        conns = Table(title="Connections", title_justify="left")
-        conns.add_column("connection")
-        conns.add_column("end")
-        for heading, _ in _CONN_COUNTERS:
-            conns.add_column(heading, justify="right")
-        conns.add_column("how it ended")
-        for c in s.get("connections", []):
-            for end in ("client", "server"):
-                counters = c.get(end) or {}
-                conns.add_row(
-                    str(c.get("name", "?")),
-                    end,
-                    *(_cell(_first(counters, *keys)) for _, keys in _CONN_COUNTERS),
-                    str(counters.get("end_reason", "-")),
-                )
-
-        links = Table(title="Links", title_justify="left")
-        links.add_column("link")
-        links.add_column("dir")
-        for heading, _ in _LINK_COUNTERS:
-            links.add_column(heading, justify="right")
-        for link in s.get("links", []):
-            for direction in ("ab", "ba"):
-                counters = link.get(direction) or {}
-                links.add_row(
-                    str(link.get("name", "?")),
-                    direction,
-                    *(_cell(_first(counters, *keys)) for _, keys in _LINK_COUNTERS),
-                )
-        return Group(head, apps, conns, links)
+        counters = {h for h, _ in _CONN_COUNTERS + _LINK_COUNTERS}
+        tables = []
+        for title, headers, rows in _counter_tables(s):
+            t = Table(title=title, title_justify="left")
+            for h in headers:
+                t.add_column(h, justify="right" if h in counters else "left")
+            for row in rows:
+                t.add_row(*(_cell(v) for v in row))
+            tables.append(t)
+        return Group(head, apps, *tables)
 
     @property
     def warnings(self) -> list[str]:

@@ -24,13 +24,11 @@ _STYLE = (
 
 
 def _text(v: Any) -> str:
-    if v is None:
-        return "-"
+    from tcplab.api import _cell
+
     if isinstance(v, dict | list):
         return json.dumps(v, separators=(", ", ": "))
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
+    return _cell(v)
 
 
 def _table(title: str, headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -108,7 +106,7 @@ def scenario_html(scenario: Any) -> str:
 
 
 def _summary_tables(result: Any) -> list[str]:
-    from tcplab.api import _CONN_COUNTERS, _LINK_COUNTERS, _first
+    from tcplab.api import _counter_tables
 
     s = result.summary
     parts = [
@@ -129,37 +127,7 @@ def _summary_tables(result: Any) -> list[str]:
             ),
         )
     ]
-    conn_rows = []
-    for c in s.get("connections", []):
-        for end in ("client", "server"):
-            counters = c.get(end) or {}
-            conn_rows.append(
-                [
-                    c.get("name"),
-                    end,
-                    *(_first(counters, *keys) for _, keys in _CONN_COUNTERS),
-                    counters.get("end_reason"),
-                ]
-            )
-    parts.append(
-        _table(
-            "Connections",
-            ["connection", "end", *(h for h, _ in _CONN_COUNTERS), "how it ended"],
-            conn_rows,
-        )
-    )
-    link_rows = []
-    for link in s.get("links", []):
-        for direction in ("ab", "ba"):
-            counters = link.get(direction) or {}
-            link_rows.append(
-                [
-                    link.get("name"),
-                    direction,
-                    *(_first(counters, *keys) for _, keys in _LINK_COUNTERS),
-                ]
-            )
-    parts.append(_table("Links", ["link", "dir", *(h for h, _ in _LINK_COUNTERS)], link_rows))
+    parts += [_table(title, headers, rows) for title, headers, rows in _counter_tables(s)]
     return parts
 
 
