@@ -147,6 +147,28 @@ def test_store_round_trip_rerun_and_enlarged_grid(tmp_path):
     assert Store(st).sql("SELECT count(DISTINCT run_id) AS n FROM runs")["n"][0] == 24
 
 
+def test_the_run_id_lists_beside_the_parts(tmp_path):
+    st = tmp_path / "st"
+    Sweep(EXAMPLE, grid=GRID, seeds="1..2").run(store=st)
+    parts = sorted((st / "parts").glob("part-*.parquet"))
+    lists = sorted((st / "parts").glob("part-*.parquet.ids"))
+    assert [p.name + ".ids" for p in parts] == [p.name for p in lists]
+    want = set(Store(st).df()["run_id"])
+    assert len(want) == 8 and Store(st).run_ids() == want
+    # a list left alone by a kill between the two renames names no rows, and the next writer
+    # removes it
+    orphan = st / "parts" / "part-29990101T000000000000-deadbeef.parquet.ids"
+    orphan.write_text("not-a-run\n")
+    assert Store(st).run_ids() == want
+    again = Sweep(EXAMPLE, grid=GRID, seeds="1..2").run(store=st)
+    assert again.computed == 0 and not orphan.exists()
+    # a part written without its list (an older store) is read from the Parquet file
+    for f in lists:
+        f.unlink()
+    assert Store(st).run_ids() == want
+    assert Sweep(EXAMPLE, grid=GRID, seeds="1..2").run(store=st).computed == 0
+
+
 def test_run_ids_are_stable_and_ignore_the_output_switches(tmp_path):
     a = Sweep(EXAMPLE, grid=GRID, seeds=[1, 2]).tasks()
     b = Sweep(

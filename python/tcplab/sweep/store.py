@@ -5,6 +5,9 @@ Layout of a store directory::
     store.json           what wrote it: format, tcplab version, kind, base scenario, grid paths
     parts/part-*.parquet the rows, one file per flush; each file is written under a temporary
                          name and renamed when complete, so a file is whole or absent
+    parts/part-*.parquet.ids
+                         the run_ids of that part, one a line, written (atomically) before the
+                         part itself: a rerun learns what is present without opening Parquet
     traces/<run_id>/     the trace tables of the runs a study keeps for its figures
     .lock                held (flock) while a sweep writes, so two writers never mix
 
@@ -151,10 +154,19 @@ class Store:
             con.close()
 
     def run_ids(self) -> set[str]:
-        """The run_ids present."""
-        if not self._parts():
-            return set()
-        return {r[0] for r in self._scalar_query("SELECT run_id FROM runs")}
+        """The run_ids present. Each part's `.ids` list is read; a part without one (written
+        before they existed) is read with pyarrow."""
+        out: set[str] = set()
+        for part in self._parts():
+            ids = part.with_name(part.name + ".ids")
+            try:
+                out.update(ids.read_text().split())
+            except FileNotFoundError:
+                import pyarrow.parquet as pq
+
+                col = pq.read_table(part, columns=["run_id"]).column("run_id")
+                out.update(str(v) for v in col.to_pylist())
+        return out
 
     def __len__(self) -> int:
         if not self._parts():
@@ -211,8 +223,12 @@ class Store:
                 _atomic_write_bytes(
                     self.path / _MANIFEST, (json.dumps(m, indent=2) + "\n").encode()
                 )
-            for stale in (self.path / "parts").glob(".tmp-*"):  # a killed writer's leftovers
+            parts = self.path / "parts"
+            for stale in parts.glob(".tmp-*"):  # a killed writer's leftovers
                 stale.unlink(missing_ok=True)
+            for ids in parts.glob("part-*.parquet.ids"):  # killed between the two renames
+                if not ids.with_name(ids.name[: -len(".ids")]).exists():
+                    ids.unlink(missing_ok=True)
             traces = self.path / "traces"
             if traces.exists():
                 for stale in traces.glob(".tmp-*"):
@@ -272,6 +288,10 @@ class StoreWriter:
         pq.write_table(table, tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+        # The run_id list first: a part is present only once its Parquet file is, so a list
+        # left alone by a kill is ignored (and removed by the next writer).
+        ids = "".join(f"{r['run_id']}\n" for r in rows)
+        _atomic_write_bytes(final.with_name(final.name + ".ids"), ids.encode())
         os.replace(tmp, final)
         self.rows_written += len(rows)
 
