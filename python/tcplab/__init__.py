@@ -5,7 +5,8 @@
 >>> res = tcplab.run(sc, seed=2)                                   # doctest: +SKIP
 >>> res.summary["apps"][0]["response_time_s"]                      # doctest: +SKIP
 
-``tcplab.models`` (analytic models) is imported on first use.
+``tcplab.models`` (analytic models) and ``tcplab.topology`` (scenario builders) are imported
+on first use.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tcplab.frames import flatten_summary, results_frame
 from tcplab.sweep import Store, Sweep
 
 if TYPE_CHECKING:
-    from tcplab import models
+    from tcplab import models, topology
 
 __all__ = [
     "Scenario",
@@ -33,11 +34,12 @@ __all__ = [
     "flatten_summary",
     "errors",
     "models",
+    "topology",
     "__version__",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "models":
-        return importlib.import_module("tcplab.models")
+    if name in ("models", "topology"):
+        return importlib.import_module(f"tcplab.{name}")
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
