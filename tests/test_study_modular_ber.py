@@ -13,7 +13,7 @@ import tcplab
 from conftest import ROOT
 from tcplab.studies import get, names
 from tcplab.studies import modular_ber as mb
-from tcplab.studies import modular_ber_mechanisms as mech
+from tcplab.studies.modular_ber import mechanisms as mech
 
 EXAMPLE = ROOT / "examples" / "modular_ber.toml"
 
@@ -72,8 +72,20 @@ def test_the_papers_numbers() -> None:
 
 
 def test_the_example_file_is_the_studys_scenario() -> None:
+    # the study starts from the file in examples/ (a link to the package's scenario), with
+    # nothing left to override at the paper's defaults
     sc = tcplab.Scenario.from_toml(EXAMPLE)
-    assert sc == tcplab.Scenario.from_toml(mb.SCENARIO_TOML)
+    assert mb.STUDY.scenario() == sc
+    ex = sc.to_dict(normalized=True)
+    assert ex["run"]["stop_time"] == mb.STOP_TIME
+    (app,) = ex["apps"]
+    assert app["size"] == f"{mb.FILE_SIZE}B"
+    # as it stands the file runs Figure 4's case: TCP NewReno at RTT 200 ms and the paper's
+    # PER of BER 10^-6.5 on the data direction only
+    assert (ex["tcp"]["congestion_control"], ex["tcp"]["loss_recovery"]) == ("newreno", "newreno")
+    (noisy,) = ex["links"]
+    assert noisy["delay"] == "100ms"
+    assert noisy["ab"]["error"]["p"] == pytest.approx(mb.paper_per(10**mb.FIG4_EXPONENT), rel=1e-3)
     d = mb.STUDY.scenario().to_dict(normalized=True)
     assert d["tcp"]["mss"] == 536 and d["tcp"]["profile"] == "ns2"
     (link,) = d["links"]

@@ -42,44 +42,12 @@ from ._base import (
     parse_bool,
     seed_list,
 )
+from ._kit import mean_pm, pct, study_scenario
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from tcplab import Result, Scenario
-
-SCENARIO_TOML = """\
-[run]
-name = "linux-fidelity"
-stop_time = "600s"
-
-[tcp]
-profile = "linux"
-
-[[nodes]]
-name = "server"
-
-[[nodes]]
-name = "client"
-
-[[links]]
-name = "wan"
-a = "server"
-b = "client"
-rate = "20Mbps"
-delay = "20ms"
-queue = "100p"
-
-[[apps]]
-name = "ftp"
-kind = "ftp"
-client = "client"
-server = "server"
-size = "5MB"
-
-[output]
-trace = false
-"""
 
 #: name -> (description, overrides of the base scenario)
 PATHS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -119,10 +87,6 @@ ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
 ABLATION_PDROPS = (0.001, 0.01)
 
 
-def pct(p: float) -> str:
-    return f"{100 * p:g} %"
-
-
 def _loss(p: float, direction: str) -> dict[str, Any]:
     err = {"model": "per", "p": p} if p > 0 else {"model": "none"}
     ov: dict[str, Any] = {"links.wan.ab.error": err}
@@ -158,9 +122,7 @@ class LinuxFidelity(Study):
     # -- the grid ---------------------------------------------------------------------------
 
     def scenario(self) -> Scenario:
-        from tcplab import Scenario
-
-        return Scenario.from_toml(SCENARIO_TOML)
+        return study_scenario("linux_fidelity")
 
     def matrix(self, which: str = "full") -> list[tuple[str, str, float, str]]:
         m = REDUCED if which == "reduced" else {
@@ -431,9 +393,7 @@ class LinuxFidelity(Study):
 
 
 def _pm(mean: float, half: float) -> str:
-    if not math.isfinite(mean):
-        return "-"
-    return f"{mean:.3f}" + (f" ± {half:.3f}" if math.isfinite(half) else "")
+    return mean_pm(mean, half, digits=3, sep=" ± ")
 
 
 def _fig_ratio(cells: list[dict[str, Any]]) -> Figure:

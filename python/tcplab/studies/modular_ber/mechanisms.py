@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from tcplab.report.plots import PALETTE, new_figure
+from tcplab.report.plots import PALETTE
+
+from .._kit import finish, stacked
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -183,13 +185,12 @@ def mechanism_rows(
 def fig_phase(traced: Mapping[str, Result], titles: Sequence[tuple[str, str]]) -> Figure:
     """Time-sequence diagrams of the longest recovery phase of each run (`titles`: case key
     and label): new data and retransmissions sent, the cumulative ACK, the phase shaded."""
-    fig, axes = new_figure(len(titles), 1, figsize=(9, 2.9 * len(titles) + 0.4))
-    axes = np.atleast_1d(axes)
+    fig, axes = stacked(len(titles), height=2.9, pad=0.4, sharex=False)
     for ax, (k, label) in zip(axes, titles, strict=True):
         r = traced[k]
         ph = phases(r)
         if not ph:
-            ax.set_title(f"{label}: no recovery phase", fontsize=9, loc="left")
+            finish(ax, title=f"{label}: no recovery phase", grid="none")
             continue
         p = max(ph, key=lambda x: x.end - x.start)
         pad = 0.25 * (p.end - p.start) + 0.05
@@ -210,16 +211,15 @@ def fig_phase(traced: Mapping[str, Result], titles: Sequence[tuple[str, str]]) -
                 label="cumulative ACK")  # fmt: skip
         ax.axhline(p.point / kb, color="#555555", ls=":", lw=0.8)
         ax.text(lo, p.point / kb, " recovery point", fontsize=7, va="bottom")
-        ax.set_xlim(lo, hi)
-        ax.set_ylabel("sequence (kB)")
-        ax.set_title(
-            f"{label}: phase of {p.end - p.start:.2f} s, {p.retransmissions} retransmissions, "
-            f"{p.new_segments} new segments inside",
-            fontsize=9,
-            loc="left",
+        finish(
+            ax,
+            ylabel="sequence (kB)",
+            title=f"{label}: phase of {p.end - p.start:.2f} s, {p.retransmissions} "
+            f"retransmissions, {p.new_segments} new segments inside",
+            xlim=(lo, hi),
+            legend=7,
+            loc="upper left",
         )
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
     axes[-1].set_xlabel("time (s)")
     return fig
 

@@ -1,0 +1,51 @@
+"""What the study reads from the traced run of the 1 % scenario (first seed): the first loss and
+its recovery (Figure 10) and the congestion-avoidance growth after a fast recovery (Table 9)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tcplab.report.timeseq import LossWindow, classify_exchange, first_loss_window, packet_exchange
+
+from .._kit import conn_trace, pct
+
+if TYPE_CHECKING:
+    from tcplab import Result
+
+
+def main_key(p: float) -> str:
+    """The case key of the main grid's scenario at pdrop `p` (its first seed is traced)."""
+    return f"main/riverbed/{pct(p)}"
+
+
+def loss_window(traced: Mapping[str, Result]) -> LossWindow | None:
+    """The first loss of the traced 1 % run and its recovery, from its per-packet log."""
+    r = traced.get(main_key(0.01))
+    if r is None or "packets" not in r.traces:
+        return None
+    ex = classify_exchange(packet_exchange(r.traces["packets"]))
+    return first_loss_window(ex, sender=1)
+
+
+def ca_growth_sim(traced: Mapping[str, Result], rtts: int = 14) -> tuple[list[float], float, float]:
+    """cwnd at the start of each RTT after the first fast recovery of the 1 % run that is
+    followed by `rtts` + 1 loss-free RTTs: (cwnd per RTT, t0, RTT used)."""
+    r = traced.get(main_key(0.01))
+    if r is None or "events" not in r.traces or "trace" not in r.traces:
+        return [], math.nan, math.nan
+    ev, tr = r.traces["events"], conn_trace(r)
+    rtt = float(np.nanmedian(tr["srtt_s"].to_numpy(dtype=float)))
+    losses = ev[ev["kind"].isin(["drop_error", "fast_retransmit", "rto"]) & (ev["end"] == 1)]
+    loss_t = np.sort(losses["time_s"].to_numpy(dtype=float))
+    for t0 in ev.loc[ev["kind"] == "recovery_exit", "time_s"].to_numpy(dtype=float):
+        nxt = loss_t[loss_t > t0]
+        if len(nxt) == 0 or nxt[0] > t0 + (rtts + 1) * rtt:
+            at = t0 + rtt * np.arange(rtts + 1)
+            idx = np.searchsorted(tr["time_s"].to_numpy(), at, side="right") - 1
+            cw = tr["cwnd"].to_numpy(dtype=float)[np.clip(idx, 0, len(tr) - 1)]
+            return [float(x) for x in cw], float(t0), rtt
+    return [], math.nan, rtt

@@ -1,0 +1,222 @@
+"""The study: its grid (two setups x four sweeps x three variants), the metrics of a run, and the
+analysis that turns the runs into tables, checks, findings and figures."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._base import Case, FigureSpec, Study, StudyResult, TableOut
+from .._kit import study_scenario
+from .claims import checks, findings
+from .figures import SWEEP_FIGURES, fig_sweep, fig_time
+from .paper import (
+    DELAY_SWEEP_PER,
+    DELAYS_MS,
+    ERRATA,
+    PAPER,
+    PERS,
+    SETTINGS,
+    SETUPS,
+    SPEEDS_MBPS,
+    STANDARD,
+    STOP_S,
+    VARIANTS,
+    variant_pairs,
+)
+from .tables import SWEEP_TABLES, sweep_table
+from .tables import means as run_means
+
+if TYPE_CHECKING:
+    from tcplab import Result, Scenario
+
+__all__ = ["WestwoodWireless"]
+
+
+def _per_error(per: float) -> dict[str, Any]:
+    return {"model": "per", "p": per} if per > 0 else {"model": "none"}
+
+
+class WestwoodWireless(Study):
+    name = "westwood-wireless"
+    title = "TCP Reno, SACK and Westwood over a lossy 2 Mbit/s wireless hop"
+    description = (
+        "A bulk transfer crosses a wired segment and a 2 Mbit/s wireless hop with packet errors "
+        "(5 % PER and 5 ms two-way propagation as standard). TCP Reno, SACK and Westwood run "
+        "over time at 5 % PER (Figure 3), over PER 0-20 % (Figure 4), over bottleneck speeds "
+        "2-10 Mbit/s (Figure 5) and over propagation times 0-25 ms at 0.05 % PER (Figure 6), "
+        "with the paper's setup as printed and with the RTT its loss-free result implies."
+    )
+    citation = (
+        "A. O. Oluwatope, A. B. Obabire, G. A. Aderounmu, M. O. Adigun, 'End-to-End "
+        "Performance Evaluation of Selected TCP Variants across a Hybrid Wireless Network', "
+        "Issues in Informing Science and Information Technology (seed 003)."
+    )
+    default_seeds = 10
+
+    def __init__(
+        self,
+        *,
+        setups: Sequence[str] = tuple(SETUPS),
+        pers: Sequence[float] = PERS,
+        speeds_mbps: Sequence[float] = SPEEDS_MBPS,
+        delays_ms: Sequence[float] = DELAYS_MS,
+        stop_s: float = STOP_S,
+        variants: Sequence[str] = VARIANTS,
+        timeseries: bool = True,
+    ) -> None:
+        unknown = [s for s in setups if s not in SETUPS]
+        if unknown:
+            raise ValueError(f"unknown setup(s) {unknown}; known: {', '.join(SETUPS)}")
+        self.setups = tuple(setups)
+        self.pers = tuple(float(p) for p in pers)
+        self.speeds_mbps = tuple(float(s) for s in speeds_mbps)
+        self.delays_ms = tuple(float(d) for d in delays_ms)
+        self.stop_s = float(stop_s)
+        self.variants = tuple(variants)
+        self.timeseries = timeseries
+
+    # -- grid -------------------------------------------------------------------------------
+
+    def scenario(self) -> Scenario:
+        """`scenarios/westwood_wireless.toml`, run for `stop_s`."""
+        return study_scenario("westwood_wireless").with_overrides(
+            {"stop_time": f"{self.stop_s:g}s"}
+        )
+
+    def _case(
+        self, setup: str, sweep: str, variant: str, per: float, rate: float, prop: float, x: float
+    ) -> Case:
+        cc, lr = variant_pairs()[variant]
+        return Case(
+            key=f"{setup}/{sweep}/{variant}/{x:g}",
+            group=sweep,
+            variant=variant,
+            params={
+                "setup": setup,
+                "x": x,
+                "per": per,
+                "rate_mbps": rate,
+                "prop_ms": prop,
+                "wired_delay_ms": SETUPS[setup],
+                "cc": cc,
+                "lr": lr,
+            },
+            overrides={
+                "tcp.congestion_control": cc,
+                "tcp.loss_recovery": lr,
+                "links.wireless.ab.error": _per_error(per),
+                "links.wireless.rate": f"{rate:g}Mbps",
+                "links.wireless.delay": f"{prop / 2:g}ms",
+                "links.wired.delay": f"{SETUPS[setup]:g}ms",
+            },
+            traces=sweep == "time",
+        )
+
+    def cases(self) -> list[Case]:
+        out: list[Case] = []
+        per0, rate0, prop0 = STANDARD["per"], STANDARD["rate_mbps"], STANDARD["prop_ms"]
+        for setup in self.setups:
+            for v in self.variants:
+                if self.timeseries:
+                    out.append(self._case(setup, "time", v, per0, rate0, prop0, per0))
+                for p in self.pers:
+                    out.append(self._case(setup, "per", v, p, rate0, prop0, p))
+                for r in self.speeds_mbps:
+                    out.append(self._case(setup, "speed", v, per0, r, prop0, r))
+                for d in self.delays_ms:
+                    out.append(self._case(setup, "delay", v, DELAY_SWEEP_PER, rate0, d, d))
+        return out
+
+    def references(self) -> dict[str, Any]:
+        return {
+            "text": PAPER,
+            "errata": list(ERRATA),
+            "grid": {
+                "pers": list(PERS),
+                "speeds_mbps": list(SPEEDS_MBPS),
+                "delays_ms": list(DELAYS_MS),
+                "delay_sweep_per": DELAY_SWEEP_PER,
+                "variants": list(VARIANTS),
+            },
+            "ours": {
+                "setups_wired_delay_ms": SETUPS,
+                "stop_s": self.stop_s,
+                "settings": list(SETTINGS),
+                "pairs": {k: list(v) for k, v in variant_pairs().items()},
+            },
+        }
+
+    def metrics(self, result: Result) -> dict[str, Any]:
+        s = result.summary
+        app = s["apps"][0]
+        snd = s["connections"][0]["client"]
+        wl = next(x for x in s["links"] if x["name"] == "wireless")
+        elapsed = float(s.get("sim_time_s") or self.stop_s) - float(app.get("start_s") or 0.0)
+        got = float(app.get("bytes_received") or 0)
+        sent = int(snd.get("data_segments_sent", 0))
+        return {
+            "throughput_mbps": got * 8 / elapsed / 1e6 if elapsed > 0 else math.nan,
+            "retransmissions": int(snd.get("retransmissions", 0)),
+            "retx_share": int(snd.get("retransmissions", 0)) / sent if sent else math.nan,
+            "rto_expirations": int(snd.get("rto_expirations", 0)),
+            "fast_retransmits": int(snd.get("fast_retransmits", 0)),
+            "srtt_s": float(snd.get("srtt_s") or math.nan),
+            "drops_error": int(wl["ab"].get("frames_dropped_error", 0)),
+            "drops_queue": int(wl["ab"].get("frames_dropped_queue", 0)),
+        }
+
+    # -- analysis ---------------------------------------------------------------------------
+
+    def means(self, res: StudyResult) -> pd.DataFrame:
+        """Mean (and 95 % CI half-width) over seeds per (setup, sweep, variant, x)."""
+        return run_means(res.runs)
+
+    def analyse(self, res: StudyResult) -> None:
+        m = self.means(res)
+        res.extra["means"] = m.to_dict("records")
+        res.extra["setups"] = {s: SETUPS[s] for s in self.setups}
+        res.extra["pairs"] = {k: list(v) for k, v in variant_pairs().items()}
+        for sweep, title, xname in SWEEP_TABLES:
+            t = sweep_table(m, sweep, title, xname, self.setups, self.variants)
+            if t is not None:
+                res.tables.append(t)
+        res.checks.extend(checks(m, self.setups))
+        res.findings.extend(findings(m, self.setups))
+
+    def summary_table(self, res: StudyResult) -> TableOut | None:
+        return res.table("per") if any(t.name == "per" for t in res.tables) else None
+
+    # -- figures ----------------------------------------------------------------------------
+
+    def figures(self, res: StudyResult) -> Iterable[FigureSpec]:
+        m = pd.DataFrame(res.extra.get("means", []))
+        traced = {
+            (c.params["setup"], c.variant): res.traced[c.key]
+            for c in self.cases()
+            if c.group == "time" and c.key in res.traced
+        }
+        if traced:
+            yield FigureSpec(
+                "fig03_throughput_time",
+                f"Throughput over time at 5 % PER, 2 Mbit/s (seed {res.seeds[0]}): average since "
+                "the start (thick) and per 1 s (thin); the paper's averages dotted",
+                lambda: fig_time(traced, self.setups, self.variants),
+                "Figure 3",
+            )
+        if m.empty:
+            return
+        for sweep, name, caption, fig, xlabel in SWEEP_FIGURES:
+            if (m["sweep"] == sweep).any():
+                yield FigureSpec(
+                    name,
+                    caption + f" (mean and 95 % CI over {len(res.seeds)} seeds); the paper's "
+                    "numbers as markers",
+                    lambda sweep=sweep, xlabel=xlabel: fig_sweep(
+                        m, sweep, xlabel, self.setups, self.variants
+                    ),
+                    fig,
+                )
