@@ -24,6 +24,7 @@ SECTIONS: dict[str, str] = {
     "nodes[]": "each `[[nodes]]`",
     "links[]": "each `[[links]]`",
     "direction": "each `[[links]]` (both directions) or its `[links.ab]` / `[links.ba]` table",
+    "aqm": "`aqm = { kind = ..., ... }` of a link or one direction",
     "error": "`error = { model = ..., ... }` of a link or one direction",
     "error.segments[]": "each element of a `list` error model's `segments`",
     "apps[]": "each `[[apps]]`",

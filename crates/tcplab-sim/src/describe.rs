@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::aqm::AqmCfg;
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
@@ -76,6 +77,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
             "mtu": dc.mtu,
             "framing": framing_json(dc.framing),
             "queue": queue,
+            "aqm": aqm_json(&dc.aqm),
             "error": error_json(&dc.error),
         })
     };
@@ -173,4 +175,21 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
         "stop_time_s": sc.run.stop_time.as_secs_f64(),
         "apps": apps,
     }))
+}
+
+/// A queue discipline as `describe` shows it: its kind and every parameter, defaults included.
+fn aqm_json(a: &AqmCfg) -> Value {
+    match a {
+        AqmCfg::None => json!({"kind": "none"}),
+        AqmCfg::Red(r) => json!({
+            "kind": "red",
+            "min_th": r.min_th,
+            "max_th": r.max_th,
+            "max_p": r.max_p,
+            "weight": r.weight,
+            "gentle": r.gentle,
+            "wait": r.wait,
+            "mean_packet_size": r.mean_packet_size,
+        }),
+    }
 }

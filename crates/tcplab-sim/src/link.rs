@@ -1,7 +1,7 @@
 //! Full-duplex point-to-point links, modelled per direction.
 //!
-//! A direction has a rate, a propagation delay, an MTU, a framing, a drop-tail transmit queue and
-//! an error model. The transmitter is modelled analytically: it is busy until `busy_until`; a frame
+//! A direction has a rate, a propagation delay, an MTU, a framing, a transmit queue (drop-tail,
+//! optionally managed by RED, see [`crate::aqm`]) and an error model. The transmitter is modelled analytically: it is busy until `busy_until`; a frame
 //! offered at `t` starts at `max(t, busy_until)`, is on the wire for its serialisation time, and
 //! arrives `delay` later. This is exactly a FIFO queue with one server, without events for
 //! transmission start and end. The queue limit counts frames waiting, not the one being sent (as
@@ -13,6 +13,7 @@
 
 use std::collections::VecDeque;
 
+use crate::aqm::{Red, RedDrop};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
 use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
@@ -71,8 +72,13 @@ pub struct LinkStats {
     pub frames_dropped_error: u64,
     /// Of those, frames carrying TCP payload.
     pub data_frames_dropped_error: u64,
+    /// Every drop at the queue: the limit's and RED's.
     pub frames_dropped_queue: u64,
     pub data_frames_dropped_queue: u64,
+    /// Of `frames_dropped_queue`, RED's random early drops and its forced ones (average above
+    /// the random region).
+    pub frames_dropped_early: u64,
+    pub frames_dropped_forced: u64,
     pub bytes_on_wire: u64,
     pub ip_bytes_delivered: u64,
     pub busy_ns: u64,
@@ -113,6 +119,8 @@ pub struct LinkDir {
     pub queue_limit: QueueLimit,
     pub err: ErrorModel,
     pub stats: LinkStats,
+    /// RED on the queue, if configured (drop-tail only otherwise).
+    red: Option<Box<Red>>,
     busy_until: SimTime,
     /// Nanoseconds per byte on the wire when the rate divides 8e9 bits·ns/s exactly (every
     /// common rate: 10 Mbit/s is 800, 1 Gbit/s is 8), so that a frame's transmission time is
@@ -155,6 +163,7 @@ impl LinkDir {
             queue_limit,
             err,
             stats: LinkStats::default(),
+            red: None,
             busy_until: SimTime::ZERO,
             ns_per_byte: match rate_bps {
                 0 => 0,
@@ -168,6 +177,16 @@ impl LinkDir {
             qlog_max: 0,
             qlog_dropped: 0,
         }
+    }
+
+    /// Manage the queue with RED (before the queue limit applies).
+    pub fn set_red(&mut self, red: Red) {
+        self.red = Some(Box::new(red));
+    }
+
+    /// RED's average queue length (packets) at the last arrival, if RED manages the queue.
+    pub fn red_average(&self) -> Option<f64> {
+        self.red.as_ref().map(|r| r.average())
     }
 
     /// Keep the queue's length over time (see [`LinkDir::queue_series`]) for up to
@@ -232,8 +251,24 @@ impl LinkDir {
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
         let wire = self.framing.wire_bytes(ip);
-        let start = if self.busy_until > now {
+        let busy = self.busy_until > now;
+        if busy {
             self.expire_waiting(now);
+        }
+        if let Some(red) = self.red.as_deref_mut() {
+            let idle_since = (!busy).then_some(self.busy_until);
+            let waiting = if busy { self.waiting.len() } else { 0 };
+            if let Some(why) = red.on_arrival(now, waiting, idle_since) {
+                match why {
+                    RedDrop::Early => self.stats.frames_dropped_early += 1,
+                    RedDrop::Forced => self.stats.frames_dropped_forced += 1,
+                }
+                self.stats.frames_dropped_queue += 1;
+                self.stats.data_frames_dropped_queue += u64::from(pkt.len > 0);
+                return Offer::QueueDrop;
+            }
+        }
+        let start = if busy {
             let full = match self.queue_limit {
                 QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
                 QueueLimit::Bytes(b) => self.waiting_bytes + wire as u64 > b,
@@ -418,6 +453,43 @@ mod tests {
             d.offer(SimTime(2_460_800), pkt(1460)),
             Offer::Accepted { .. }
         ));
+    }
+
+    #[test]
+    fn red_decides_on_the_frames_waiting_at_each_arrival() {
+        use crate::aqm::{Red, RedCfg};
+        let mut d = dir(QueueLimit::Packets(100));
+        // weight 1: the average is the queue each arrival finds; no random region (max_p 0
+        // at min_th) and no gentle ramp: from 2 waiting frames on, every arrival is dropped.
+        let cfg = RedCfg {
+            min_th: 1.0,
+            max_th: 2.0,
+            max_p: 1e-12,
+            weight: 1.0,
+            gentle: false,
+            ..RedCfg::default()
+        };
+        d.set_red(Red::new(cfg, 10_000_000, stream(0, "aqm:l:ab")));
+        let accepted = |o: Offer| matches!(o, Offer::Accepted { .. });
+        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // on the wire
+        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // finds 0 waiting
+        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // finds 1
+        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop); // finds 2
+        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert_eq!(d.stats.frames_dropped_forced, 2);
+        assert_eq!(d.stats.frames_dropped_queue, 2);
+        assert_eq!(d.stats.frames_dropped_early, 0);
+        // Once the first frame has left (1230.4 us) one waits: accepted again, and the
+        // dropped frames never took wire time (the third ends at 3 x 1230.4 us).
+        assert!(accepted(d.offer(SimTime(1_230_400), pkt(1460))));
+        assert_eq!(d.red_average(), Some(1.0));
+        assert_eq!(
+            d.offer(SimTime(1_230_400), pkt(1460)),
+            Offer::QueueDrop,
+            "two waiting again"
+        );
+        assert_eq!(d.stats.frames_sent, 4);
+        assert_eq!(d.stats.busy_ns, 4 * 1_230_400);
     }
 
     #[test]

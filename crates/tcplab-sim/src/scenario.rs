@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
+use crate::aqm::{AqmCfg, RedCfg};
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
@@ -46,6 +47,7 @@ pub struct DirCfg {
     pub mtu: u32,
     pub framing: Framing,
     pub queue: QueueLimit,
+    pub aqm: AqmCfg,
     pub error: ErrorModelConfig,
 }
 
@@ -1139,10 +1141,89 @@ fn apply_dir(m: &Map<String, Value>, path: &str, d: &mut DirCfg) -> SimResult<()
     if let Some(q) = m.get("queue") {
         d.queue = parse_queue(q, &join(path, "queue"))?;
     }
+    if let Some(a) = m.get("aqm") {
+        d.aqm = aqm(a, &join(path, "aqm"))?;
+    }
     if let Some(e) = m.get("error") {
         d.error = error_model(e, &join(path, "error"))?;
     }
     Ok(())
+}
+
+/// A RED threshold: packets, as a number or "5p".
+fn threshold(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<f64>> {
+    const ALLOWED: &str = "a number of packets from 0 to 1000000, such as 5 or \"5p\"";
+    let bad = |v: &Value| SimError::invalid(join(path, key), v, ALLOWED);
+    let x = match m.get(key) {
+        None => return Ok(None),
+        Some(v @ Value::Number(n)) => n.as_f64().ok_or_else(|| bad(v))?,
+        Some(v @ Value::String(s)) => s
+            .strip_suffix('p')
+            .and_then(|n| n.trim().parse::<f64>().ok())
+            .ok_or_else(|| bad(v))?,
+        Some(v) => return Err(bad(v)),
+    };
+    if !(0.0..=1e6).contains(&x) {
+        return Err(bad(&m[key]));
+    }
+    Ok(Some(x))
+}
+
+fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
+    const KINDS: &str = "one of: none (drop-tail), red";
+    let m = table(v, path)?;
+    let kind = required(get_str(m, path, "kind")?, path, "kind", KINDS)?;
+    match kind.as_str() {
+        "none" => {
+            keys_ok(m, path, &schema::keys("aqm", Some("kind=none")))?;
+            Ok(AqmCfg::None)
+        }
+        "red" => {
+            keys_ok(m, path, &schema::keys("aqm", Some("kind=red")))?;
+            let d = RedCfg::default();
+            let min_th = threshold(m, path, "min_th")?.unwrap_or(d.min_th);
+            let max_th = threshold(m, path, "max_th")?.unwrap_or(d.max_th);
+            if max_th <= min_th {
+                return Err(SimError::invalid(
+                    join(path, "max_th"),
+                    max_th,
+                    format!("a threshold above min_th ({min_th} packets)"),
+                ));
+            }
+            let max_p = get_prob(m, path, "max_p")?.unwrap_or(d.max_p);
+            if max_p <= 0.0 {
+                return Err(SimError::invalid(
+                    join(path, "max_p"),
+                    max_p,
+                    "a probability above 0 and at most 1",
+                ));
+            }
+            Ok(AqmCfg::Red(RedCfg {
+                min_th,
+                max_th,
+                max_p,
+                weight: get_f64(m, path, "weight", 1e-9, 1.0)?.unwrap_or(d.weight),
+                gentle: get_bool(m, path, "gentle")?.unwrap_or(d.gentle),
+                wait: get_bool(m, path, "wait")?.unwrap_or(d.wait),
+                mean_packet_size: match get_size(m, path, "mean_packet_size")? {
+                    None => d.mean_packet_size,
+                    Some(b) if (1..=65_535).contains(&b) => b as u32,
+                    Some(b) => {
+                        return Err(SimError::invalid(
+                            join(path, "mean_packet_size"),
+                            b,
+                            "a size from 1 B to 65535 B",
+                        ))
+                    }
+                },
+            }))
+        }
+        other => Err(SimError::invalid(
+            join(path, "kind"),
+            format!("{other:?}"),
+            KINDS,
+        )),
+    }
 }
 
 // ---------------------------------------------------------------------------- scenario
@@ -1326,6 +1407,7 @@ impl Scenario {
                 mtu: 1500,
                 framing: Framing::Ethernet,
                 queue: QueueLimit::Packets(100),
+                aqm: AqmCfg::None,
                 error: ErrorModelConfig::None,
             };
             apply_dir(m, &p, &mut base)?;

@@ -3,7 +3,8 @@
 //!
 //! A field's `section` says where its key sits: `run`, `tcp` (also each `apps[].tcp`),
 //! `nodes[]`, `links[]`, `direction` (the per-direction settings, in `links[]` itself and in its
-//! `ab` and `ba` tables), `error` (an error model, in `links[]`, `links[].ab`, `links[].ba`),
+//! `ab` and `ba` tables), `aqm` (a queue discipline, where `direction` fields go), `error` (an
+//! error model, in `links[]`, `links[].ab`, `links[].ba`),
 //! `error.segments[]`, `apps[]`, `output`, or the root (`""`). `when` limits a field to one
 //! error model or one application kind (`model=per`, `kind=ftp`).
 
@@ -130,7 +131,17 @@ pub const FIELDS: &[Field] = &[
     f("direction", "mtu", "", "integer", "bytes", "1500", "68 to 65535", "Largest IP packet.", "1500"),
     f("direction", "framing", "", "choice", "", "\"ethernet\"", "ethernet (38 B a frame), ppp (8 B), none", "Per-frame overhead on the wire (and the bytes a bit error can hit).", "\"ppp\""),
     f("direction", "queue", "", "size", "packets or bytes", "\"unlimited\"", "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"", "The transmit queue (drop-tail).", "\"50p\""),
+    f("direction", "aqm", "", "table", "", "{ kind = \"none\" }", "a queue discipline", "Active queue management of the transmit queue, before its limit applies: none (drop-tail) or RED.", "{ kind = \"red\", min_th = 5, max_th = 15 }"),
     f("direction", "error", "", "table", "", "{ model = \"none\" }", "an error model", "Frame errors on this direction.", "{ model = \"per\", p = 0.01 }"),
+    // -- queue disciplines (aqm)
+    f("aqm", "kind", "", "choice", "", "", "none, red", "none: drop-tail at the queue limit; red: Random Early Detection (Floyd and Jacobson 1993), with the gentle variant (Floyd 2000).", "\"red\""),
+    f("aqm", "min_th", "kind=red", "number", "packets", "5", "0 to 1000000 packets: 5 or \"5p\"", "Below this average queue no arrival is dropped (ns-2 thresh_, ns-3 MinTh, OPNET Minimum Threshold).", "5"),
+    f("aqm", "max_th", "kind=red", "number", "packets", "15", "above min_th, up to 1000000 packets", "Top of the random-drop region (ns-2 maxthresh_, ns-3 MaxTh, OPNET Maximum Threshold).", "15"),
+    f("aqm", "max_p", "kind=red", "probability", "", "0.1", "above 0, at most 1", "Drop probability at max_th (ns-2 1/linterm_, ns-3 1/LInterm, OPNET 1/Mark Probability Denominator).", "0.02"),
+    f("aqm", "weight", "kind=red", "number", "", "0.002", "above 0, at most 1", "Weight of the average queue's moving average (ns-2 q_weight_, ns-3 QW; OPNET's Exponential Weight Factor n gives 2^-n).", "0.002"),
+    f("aqm", "gentle", "kind=red", "bool", "", "true", BOOL, "Between max_th and 2 max_th raise the drop probability from max_p to 1 instead of dropping every arrival (ns-2 gentle_, ns-3 Gentle).", "false"),
+    f("aqm", "wait", "kind=red", "bool", "", "true", BOOL, "Space drops evenly: no drop until count x pb reaches 1 (ns-2 wait_, ns-3 Wait); false is Floyd and Jacobson's pb / (1 - count x pb).", "false"),
+    f("aqm", "mean_packet_size", "kind=red", "size", "bytes", "500", "1 B to 65535 B", "Packet size for the average's decay over idle time: one step per packet of this size the link could have sent (ns-2 mean_pktsize_, ns-3 MeanPktSize).", "\"500B\""),
     // -- error models
     f("error", "model", "", "choice", "", "", "none, per, ber, gilbert-elliott, list", "The error model.", "\"none\""),
     f("error", "p", "model=per", "probability", "", "", PROB, "Probability that a frame is lost (whatever its length).", "0.02"),
@@ -243,6 +254,11 @@ mod tests {
                 }
                 e[key] = value;
                 sc["links"][0]["ab"] = json!({ "error": e });
+            }
+            "aqm" => {
+                let mut a = json!({"kind": variant.unwrap_or("red")});
+                a[key] = value;
+                sc["links"][0]["ab"] = json!({ "aqm": a });
             }
             "error.segments[]" => {
                 let mut seg = json!({"seq": 1461});

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{json, Value};
 
+use crate::aqm::{AqmCfg, Red};
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::error::{SimError, SimResult};
 use crate::link::{LinkDir, Offer};
@@ -89,6 +90,11 @@ impl<'s> Sim<'s> {
                     d.queue,
                     ErrorModel::new(d.error.clone(), stream(seed, &id)),
                 ));
+                if let AqmCfg::Red(cfg) = &d.aqm {
+                    let rng = stream(seed, &format!("aqm:{}:{}", l.name, tag));
+                    let dir = dirs.last_mut().expect("just pushed");
+                    dir.set_red(Red::new(cfg.clone(), d.rate_bps, rng));
+                }
             }
         }
         if sc.output.queues {
@@ -563,6 +569,8 @@ impl<'s> Sim<'s> {
                 "frames_dropped_queue": s.frames_dropped_queue,
                 "data_frames_dropped_error": s.data_frames_dropped_error,
                 "data_frames_dropped_queue": s.data_frames_dropped_queue,
+                "frames_dropped_early": s.frames_dropped_early,
+                "frames_dropped_forced": s.frames_dropped_forced,
                 "bytes_on_wire": s.bytes_on_wire,
                 "utilisation": s.busy_ns as f64 / (sim_s * 1e9),
                 "mean_queue_delay_s": if waited > 0 { s.queue_delay_ns_sum as f64 / waited as f64 / 1e9 } else { 0.0 },

@@ -125,7 +125,8 @@ impl Routes {
                     .iter()
                     .find(|&&(w, _)| {
                         let w = w as usize;
-                        (w == k || self.router[w]) && dist[w] + 1 == dist[v]
+                        // dist[w] = FAR (unreachable) is never one hop short of dist[v].
+                        (w == k || self.router[w]) && dist[w] != FAR && dist[w] + 1 == dist[v]
                     })
                     .map_or(NO_ROUTE, |x| x.1)
             })

@@ -510,6 +510,13 @@ def plan(
             f"{_rate(bott):g} bit/s both ways"
         )
     qlimit, qunit = _queue(bott["queue"], _hop_name(bott))
+    for hop in data + ack:
+        kind = hop.get("aqm", {}).get("kind", "none")
+        if kind != "none":
+            raise UnsupportedScenario(
+                f"{_hop_name(hop)}.aqm",
+                f"{kind!r}: the testbed's forwarder queues drop-tail only (use kind = 'none')",
+            )
     err_s2c, err_hop = _path_error(data, notes)
     err_c2s, _ = _path_error(ack, notes)
     fhop = err_hop or bott
@@ -684,6 +691,9 @@ def _link_dir(c: Mapping[str, Any], drops: list[dict], fdir: str, rate: float | 
         ),
         "frames_dropped_error": c["frames_dropped_error"],
         "frames_dropped_queue": c["frames_dropped_queue"],
+        # The forwarder's queue is drop-tail (plan() refuses an aqm): no RED drops.
+        "frames_dropped_early": 0,
+        "frames_dropped_forced": 0,
         "frames_offered": c.get("frames_in"),
         "frames_sent": c["frames_sent"],
         # Upper bound: the fullest queue (bytes on the wire) drained at the link rate.

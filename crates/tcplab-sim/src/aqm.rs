@@ -1,0 +1,294 @@
+//! Active queue management on a link direction's transmit queue: RED.
+//!
+//! RED (Floyd and Jacobson, "Random Early Detection Gateways for Congestion Avoidance",
+//! IEEE/ACM ToN 1(4), 1993) keeps an exponentially weighted average of the queue length, taken
+//! at every arrival, and drops arrivals early with a probability that grows with it:
+//!
+//! - busy queue: `avg <- (1 - w) avg + w q`, with `q` the frames waiting (not the one on the wire);
+//! - arrival to an idle transmitter, idle for `t`: the average decays as if `m = t / s` small
+//!   packets had left an empty queue, `avg <- (1 - w)^(m + 1) avg`, where `s` is the time to send
+//!   one `mean_packet_size` packet (ns-2's `ptc_`, ns-3's `MeanPktSize`);
+//! - `avg < min_th`: accept; `min_th <= avg < max_th`: drop with
+//!   `pb = max_p (avg - min_th) / (max_th - min_th)`, spread out by the count of arrivals since
+//!   the last drop (`pa = pb / (1 - count pb)`, or with `wait` ns-2's
+//!   `pa = pb / (2 - count pb)` once `count pb >= 1` and 0 before); `avg >= max_th`: drop, unless
+//!   `gentle` (Floyd 2000), where `pb` rises linearly from `max_p` at `max_th` to 1 at
+//!   `2 max_th`.
+//!
+//! The decision is made on arrival, so it fits the link's analytic FIFO exactly: a dropped frame
+//! never occupies the queue or the wire. The hard queue limit still applies after RED. Draws come
+//! from the direction's own stream (`aqm:<link>:<dir>`), one per arrival in the random region.
+
+use crate::rng::{uniform, Rng};
+use crate::time::{serialization, Dur, SimTime};
+
+/// RED's parameters. Thresholds are in packets (frames waiting), as Floyd and Jacobson's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedCfg {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub weight: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub mean_packet_size: u32,
+}
+
+impl Default for RedCfg {
+    /// ns-2.35's `Queue/RED` defaults (thresh_ 5, maxthresh_ 15, linterm_ 10, q_weight_ 0.002,
+    /// gentle_ and wait_ true, mean_pktsize_ 500). ns-3 differs only in `LInterm` 50
+    /// (max_p 0.02).
+    fn default() -> Self {
+        RedCfg {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            gentle: true,
+            wait: true,
+            mean_packet_size: 500,
+        }
+    }
+}
+
+/// The queue discipline of a link direction.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum AqmCfg {
+    /// Drop-tail only (the queue limit).
+    #[default]
+    None,
+    Red(RedCfg),
+}
+
+impl AqmCfg {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AqmCfg::None => "none",
+            AqmCfg::Red(_) => "red",
+        }
+    }
+}
+
+/// RED's running state on one link direction.
+#[derive(Debug)]
+pub struct Red {
+    cfg: RedCfg,
+    /// Time to send one `mean_packet_size` packet at the link's rate.
+    small_packet: Dur,
+    avg: f64,
+    /// Arrivals since the last drop while in the random region; -1 outside it.
+    count: i64,
+    rng: Rng,
+}
+
+/// Why RED dropped a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedDrop {
+    /// The random early drop of the region between the thresholds (ns-3's "unforced").
+    Early,
+    /// The average above the region: every arrival dropped (ns-3's "forced").
+    Forced,
+}
+
+impl Red {
+    pub fn new(cfg: RedCfg, rate_bps: u64, rng: Rng) -> Self {
+        let small_packet = serialization(u64::from(cfg.mean_packet_size), rate_bps);
+        Red {
+            cfg,
+            small_packet,
+            avg: 0.0,
+            count: -1,
+            rng,
+        }
+    }
+
+    /// The average queue length (packets) as of the last arrival.
+    pub fn average(&self) -> f64 {
+        self.avg
+    }
+
+    /// Decide on an arrival at `now` that finds `waiting` frames queued; `idle_since` is when
+    /// the transmitter went idle if it is idle now. `Some` drops the arrival.
+    pub fn on_arrival(
+        &mut self,
+        now: SimTime,
+        waiting: usize,
+        idle_since: Option<SimTime>,
+    ) -> Option<RedDrop> {
+        let w = self.cfg.weight;
+        match idle_since {
+            Some(since) => {
+                let idle = now.since(since).0 as f64;
+                let m = if self.small_packet.0 > 0 {
+                    (idle / self.small_packet.0 as f64).floor()
+                } else {
+                    0.0
+                };
+                self.avg *= (1.0 - w).powf(m + 1.0);
+            }
+            None => self.avg = (1.0 - w) * self.avg + w * waiting as f64,
+        }
+        let (min, max, max_p) = (self.cfg.min_th, self.cfg.max_th, self.cfg.max_p);
+        let pb = if self.avg < min {
+            self.count = -1;
+            return None;
+        } else if self.avg < max {
+            max_p * (self.avg - min) / (max - min)
+        } else if self.cfg.gentle && self.avg < 2.0 * max {
+            max_p + (1.0 - max_p) * (self.avg - max) / max
+        } else {
+            self.count = 0;
+            return Some(RedDrop::Forced);
+        };
+        self.count += 1;
+        let c = self.count as f64 * pb;
+        let pa = if self.cfg.wait {
+            if c < 1.0 {
+                0.0
+            } else if c < 2.0 {
+                pb / (2.0 - c)
+            } else {
+                1.0
+            }
+        } else if c < 1.0 {
+            pb / (1.0 - c)
+        } else {
+            1.0
+        };
+        if uniform(&mut self.rng) < pa {
+            self.count = 0;
+            Some(RedDrop::Early)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn red(cfg: RedCfg) -> Red {
+        Red::new(cfg, 10_000_000, stream(1, "aqm:t"))
+    }
+
+    #[test]
+    fn the_average_follows_the_ewma_of_the_queue() {
+        let mut r = red(RedCfg::default());
+        for _ in 0..3 {
+            assert_eq!(r.on_arrival(SimTime(0), 10, None), None);
+        }
+        // avg = 10 (1 - 0.998^3)
+        let want = 10.0 * (1.0 - 0.998f64.powi(3));
+        assert!((r.average() - want).abs() < 1e-12, "{}", r.average());
+    }
+
+    #[test]
+    fn an_idle_link_decays_the_average_by_the_small_packets_it_could_have_sent() {
+        let mut r = red(RedCfg::default());
+        r.avg = 8.0;
+        // 500 B at 10 Mbit/s = 400 us; 4 ms idle = 10 small packets -> (1 - w)^11.
+        assert_eq!(
+            r.on_arrival(SimTime(5_000_000), 0, Some(SimTime(1_000_000))),
+            None
+        );
+        let want = 8.0 * 0.998f64.powi(11);
+        assert!(
+            (r.average() - want).abs() < 1e-12,
+            "{} vs {want}",
+            r.average()
+        );
+    }
+
+    #[test]
+    fn below_min_accepts_above_twice_max_drops_every_arrival() {
+        let mut r = red(RedCfg::default());
+        r.avg = 4.0;
+        assert_eq!(r.on_arrival(SimTime(0), 4, None), None);
+        r.avg = 31.0;
+        for _ in 0..50 {
+            assert_eq!(r.on_arrival(SimTime(0), 40, None), Some(RedDrop::Forced));
+        }
+        let mut hard = red(RedCfg {
+            gentle: false,
+            ..RedCfg::default()
+        });
+        hard.avg = 15.5;
+        assert_eq!(hard.on_arrival(SimTime(0), 16, None), Some(RedDrop::Forced));
+    }
+
+    /// The mean number of arrivals from one drop to the next when every arrival's drop
+    /// probability is `hazard(count)`, count being 1 for the first arrival after a drop.
+    fn mean_gap(hazard: impl Fn(f64) -> f64) -> f64 {
+        let (mut survive, mut mean) = (1.0, 0.0);
+        for n in 1..10_000 {
+            let h = hazard(n as f64).clamp(0.0, 1.0);
+            mean += n as f64 * survive * h;
+            survive *= 1.0 - h;
+        }
+        mean
+    }
+
+    fn measured_gap(r: &mut Red, q: usize) -> f64 {
+        let n = 200_000;
+        let drops = (0..n)
+            .filter(|_| r.on_arrival(SimTime(0), q, None).is_some())
+            .count();
+        n as f64 / drops as f64
+    }
+
+    #[test]
+    fn early_drops_are_spread_by_the_count_since_the_last_one() {
+        // As in Floyd and Jacobson's pseudo-code and ns-2's modify_p: count is incremented
+        // before pa is computed. q = 10, weight 1 (avg = q): pb = 0.1 (10 - 5) / 10 = 0.05.
+        let pb = 0.05;
+        let spread = |c: f64| {
+            if c * pb < 1.0 {
+                pb / (1.0 - c * pb)
+            } else {
+                1.0
+            }
+        };
+        let wait = |c: f64| match c * pb {
+            x if x < 1.0 => 0.0,
+            x if x < 2.0 => pb / (2.0 - x),
+            _ => 1.0,
+        };
+        for (w, want) in [(false, mean_gap(spread)), (true, mean_gap(wait))] {
+            let mut r = red(RedCfg {
+                weight: 1.0,
+                wait: w,
+                ..RedCfg::default()
+            });
+            let gap = measured_gap(&mut r, 10);
+            assert!(
+                (gap - want).abs() / want < 0.02,
+                "wait {w}: {gap} vs {want}"
+            );
+        }
+        // With wait, no two drops are closer than 1/pb = 20 arrivals.
+        assert!(mean_gap(wait) > 20.0 && mean_gap(spread) < 10.5);
+    }
+
+    #[test]
+    fn the_gentle_region_rises_to_one_at_twice_max() {
+        // q = 22: pb = 0.1 + 0.9 (22 - 15) / 15 = 0.52, so wait's 1/pb spacing is about 2.
+        let pb = 0.1 + 0.9 * 7.0 / 15.0;
+        let mut r = red(RedCfg {
+            weight: 1.0,
+            ..RedCfg::default()
+        });
+        let want = mean_gap(|c| match c * pb {
+            x if x < 1.0 => 0.0,
+            x if x < 2.0 => pb / (2.0 - x),
+            _ => 1.0,
+        });
+        let gap = measured_gap(&mut r, 22);
+        assert!((gap - want).abs() / want < 0.02, "{gap} vs {want}");
+        assert!(
+            gap > 1.5,
+            "the gentle region must not drop every arrival: {gap}"
+        );
+    }
+}
