@@ -1,5 +1,5 @@
-"""Published studies, reproduced: each module of this package defines one study as a
-module-level ``STUDY`` (an instance of a `Study` subclass); the registry finds them.
+"""Published studies, reproduced: each module or subpackage of this package defines one study as
+a module-level ``STUDY`` (an instance of a `Study` subclass); the registry finds them.
 
 >>> import tcplab.studies
 >>> tcplab.studies.names()                                          # doctest: +SKIP
@@ -7,8 +7,10 @@ module-level ``STUDY`` (an instance of a `Study` subclass); the registry finds t
 >>> res = tcplab.studies.get("sarkar2022").run(seeds=3, out="out/sarkar2022")  # doctest: +SKIP
 >>> res.report_path                                                 # doctest: +SKIP
 
-Adding a study: write ``tcplab/studies/<name>.py`` with ``STUDY = MyStudy()``; nothing else
-needs to change (modules whose names start with ``_`` and ``cli`` are not studies).
+Adding a study: write ``tcplab/studies/<name>.py`` (or a package ``<name>/`` whose
+``__init__`` exports it) with ``STUDY = MyStudy()``; nothing else needs to change (modules whose
+names start with ``_`` and ``cli`` are not studies). The pieces studies share (statistics over
+seeds, formatting, figure panels, their scenario files in ``scenarios/``) are in ``_kit``.
 """
 
 from __future__ import annotations
