@@ -150,3 +150,23 @@ def test_notebook_views() -> None:
     assert f"<td>{app['response_time_s']:.6g}</td>" in view
     quiet = tcplab.run(sc.with_overrides({"output.trace": False}))._repr_html_()
     assert "<img" not in quiet
+
+
+def test_the_link_figure_draws_the_link_series(overrun: tcplab.Result) -> None:
+    sc = tcplab.Scenario.from_toml(EXAMPLE).with_overrides(
+        {**OVERRUN, "output.link_series": "0.1s"}
+    )
+    res = tcplab.run(sc)
+    figs = draw_run(res)
+    assert "links" in figs and "queues" not in figs
+    rate, delay, drops = figs["links"].axes
+    ls = res.traces["link_series"]
+    wan = ls[ls["link"] == "wan:ab"]
+    lines = {ln.get_label(): ln for ln in rate.get_lines()}
+    # The busiest directions first: the data direction of both links, not the idle ones.
+    assert set(list(lines)[:2]) == {"wan:ab", "lan:ab"}
+    np.testing.assert_allclose(lines["wan:ab"].get_ydata(), wan["bits_per_s"] / 1e6)
+    # Queue drops (solid) of the bottleneck add up to its counter.
+    solid = [ln for ln in drops.get_lines() if ln.get_linestyle() == "-"]
+    total = sum(float(np.sum(ln.get_ydata())) for ln in solid)
+    assert total == res.summary["links"][0]["ab"]["frames_dropped_queue"] > 0

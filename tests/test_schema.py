@@ -45,6 +45,9 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
         if model == "gilbert-elliott":
             err.update(p_gb=0.1, p_bg=0.1)
         sc["links"][0]["ab"] = {"error": err}
+    elif section == "aqm":
+        kind = when.split("=")[1] if when else "none"
+        sc["links"][0]["ab"] = {"aqm": {"kind": kind, **bad}}
     elif section == "error.segments[]":
         sc["links"][0]["ab"] = {"error": {"model": "list", "segments": [{"seq": 1, **bad}]}}
     elif section == "apps[]":

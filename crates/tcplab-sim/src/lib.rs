@@ -18,6 +18,7 @@ pub mod packet;
 pub mod rng;
 pub mod scenario;
 pub mod schema;
+pub mod series;
 pub mod sim;
 pub mod tcp;
 pub mod time;

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use crate::aqm::{Red, RedDrop};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
+use crate::series::LinkSeries;
 use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
@@ -121,6 +122,8 @@ pub struct LinkDir {
     pub stats: LinkStats,
     /// RED on the queue, if configured (drop-tail only otherwise).
     red: Option<Box<Red>>,
+    /// Statistics per interval of simulated time (`output.link_series`), if asked for.
+    series: Option<Box<LinkSeries>>,
     busy_until: SimTime,
     /// Nanoseconds per byte on the wire when the rate divides 8e9 bits·ns/s exactly (every
     /// common rate: 10 Mbit/s is 800, 1 Gbit/s is 8), so that a frame's transmission time is
@@ -164,6 +167,7 @@ impl LinkDir {
             err,
             stats: LinkStats::default(),
             red: None,
+            series: None,
             busy_until: SimTime::ZERO,
             ns_per_byte: match rate_bps {
                 0 => 0,
@@ -182,6 +186,26 @@ impl LinkDir {
     /// Manage the queue with RED (before the queue limit applies).
     pub fn set_red(&mut self, red: Red) {
         self.red = Some(Box::new(red));
+    }
+
+    /// Keep statistics per `interval_ns` of simulated time, for up to `max_bins` intervals.
+    pub fn keep_series(&mut self, interval_ns: u64, max_bins: usize) {
+        self.series = Some(Box::new(LinkSeries::new(interval_ns, max_bins)));
+    }
+
+    /// The statistics per interval, if kept.
+    pub fn series(&self) -> Option<&LinkSeries> {
+        self.series.as_deref()
+    }
+
+    /// Count a frame the queue (its limit or RED) refused at `now`.
+    fn queue_drop(&mut self, now: SimTime, payload: bool) -> Offer {
+        self.stats.frames_dropped_queue += 1;
+        self.stats.data_frames_dropped_queue += u64::from(payload);
+        if let Some(s) = self.series.as_deref_mut() {
+            s.queue_drop(now);
+        }
+        Offer::QueueDrop
     }
 
     /// RED's average queue length (packets) at the last arrival, if RED manages the queue.
@@ -263,9 +287,7 @@ impl LinkDir {
                     RedDrop::Early => self.stats.frames_dropped_early += 1,
                     RedDrop::Forced => self.stats.frames_dropped_forced += 1,
                 }
-                self.stats.frames_dropped_queue += 1;
-                self.stats.data_frames_dropped_queue += u64::from(pkt.len > 0);
-                return Offer::QueueDrop;
+                return self.queue_drop(now, pkt.len > 0);
             }
         }
         let start = if busy {
@@ -275,9 +297,7 @@ impl LinkDir {
                 QueueLimit::Unlimited => false,
             };
             if full {
-                self.stats.frames_dropped_queue += 1;
-                self.stats.data_frames_dropped_queue += u64::from(pkt.len > 0);
-                return Offer::QueueDrop;
+                return self.queue_drop(now, pkt.len > 0);
             }
             let start = self.busy_until;
             self.waiting.push_back((start, wire));
@@ -317,6 +337,9 @@ impl LinkDir {
             exposed_bytes: self.framing.exposed_bytes(ip),
             tcp,
         });
+        if let Some(s) = self.series.as_deref_mut() {
+            s.sent(now, start, tx.0, wire, corrupted);
+        }
         let arrival = self.busy_until + self.delay;
         let head_changed = self.in_flight.is_empty();
         self.in_flight.push_back(InFlight {

@@ -96,6 +96,8 @@ pub struct OutputCfg {
     pub packets: bool,
     /// The length of every link direction's queue over time (the `queues` table).
     pub queues: bool,
+    /// Statistics of every link direction per this interval (the `link_series` table).
+    pub link_series: Option<Dur>,
     /// The most rows any one table keeps in memory (later rows are counted, not kept).
     pub max_rows: usize,
 }
@@ -1595,9 +1597,17 @@ impl Scenario {
             events: get_bool(om, "output", "events")?.unwrap_or(true),
             packets: get_bool(om, "output", "packets")?.unwrap_or(false),
             queues: get_bool(om, "output", "queues")?.unwrap_or(false),
+            link_series: get_dur(om, "output", "link_series")?,
             max_rows: get_uint(om, "output", "max_rows", 1, 1_000_000_000)?
                 .unwrap_or(DEFAULT_MAX_ROWS as u64) as usize,
         };
+        if output.link_series == Some(Dur::ZERO) {
+            return Err(SimError::invalid(
+                "output.link_series",
+                "0s",
+                "a positive duration such as \"1s\", or leave it out for no link series",
+            ));
+        }
         if output.trace_interval == Some(Dur::ZERO) {
             return Err(SimError::invalid(
                 "output.trace_interval",

@@ -14,6 +14,7 @@ use crate::output::{Column, SimOutput, Table};
 use crate::packet::Packet;
 use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
+use crate::series::SeriesColumns;
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::SimTime;
 use crate::topology::{Routes, NO_ROUTE};
@@ -100,6 +101,13 @@ impl<'s> Sim<'s> {
         if sc.output.queues {
             for d in dirs.iter_mut() {
                 d.log_queue(sc.output.max_rows);
+            }
+        }
+        if let Some(every) = sc.output.link_series {
+            // Every direction gets a row per interval: share the row budget between them.
+            let bins = (sc.output.max_rows / dirs.len().max(1)).max(1);
+            for d in dirs.iter_mut() {
+                d.keep_series(every.0, bins);
             }
         }
         let mut routes = Routes::new(sc);
@@ -665,6 +673,16 @@ impl<'s> Sim<'s> {
                 "rows_dropped": d.queue_log_dropped(),
             }));
         }
+        for d in &self.dirs {
+            if let Some(s) = d.series().filter(|s| s.bins_dropped() > 0) {
+                truncated.push(json!({
+                    "table": "link_series",
+                    "link": d.name,
+                    "rows_kept": self.sc.output.max_rows / self.dirs.len().max(1),
+                    "rows_dropped": s.bins_dropped(),
+                }));
+            }
+        }
         if !truncated.is_empty() {
             summary["tables_truncated"] = Value::Array(truncated);
         }
@@ -680,6 +698,18 @@ impl<'s> Sim<'s> {
         }
         if self.sc.output.queues {
             tables.push(queue_table(&self.dirs, end));
+        }
+        if self.sc.output.link_series.is_some() {
+            let mut cols = SeriesColumns::default();
+            for d in &self.dirs {
+                if let Some(s) = d.series() {
+                    cols.push(&d.name, s, end);
+                }
+            }
+            tables.push(Table {
+                name: "link_series".into(),
+                columns: cols.into_columns(),
+            });
         }
         SimOutput { summary, tables }
     }

@@ -5,7 +5,8 @@ Each figure needs a table of the result: the windows need ``trace`` (``output.tr
 with loss marks from ``events``; the time-sequence diagram is drawn from the per-packet log
 ``packets`` when the run kept it (every segment, its retransmissions and drops, the ACKs) and
 else from ``trace`` and ``events`` (the cumulative ACK, retransmissions and drops); the queue
-figure needs ``queues`` (``output.queues = true``).
+figure needs ``queues`` (``output.queues = true``); the link figure needs ``link_series``
+(``output.link_series = "1s"``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["run_figures", "plot_windows", "plot_time_sequence", "plot_queues", "draw_run"]
+__all__ = [
+    "run_figures",
+    "plot_windows",
+    "plot_time_sequence",
+    "plot_queues",
+    "plot_link_series",
+    "draw_run",
+]
 
 _LOSS_KINDS = ("drop_error", "drop_queue")
 _RETX_KINDS = ("retransmit", "fast_retransmit", "rto")
@@ -202,9 +210,41 @@ def plot_queues(result: Any) -> Figure:
     return fig
 
 
+def plot_link_series(result: Any, *, most: int = 8) -> Figure:
+    """Per interval, for the `most` link directions that carried the most bytes: throughput,
+    mean queuing delay, and frames lost at the queue and to errors."""
+    ls = _table(result.traces, "link_series")
+    if ls is None:
+        raise _off("output.link_series", 'the link figure needs output.link_series, e.g. "1s"')
+    busiest = ls.groupby("link", sort=False)["bytes_on_wire"].sum()
+    links = [k for k in busiest.sort_values(ascending=False, kind="stable").index[:most]
+             if busiest[k] > 0]  # fmt: skip
+    fig, axes = new_figure(3, 1, figsize=(9.0, 7.0), sharex=True)
+    for i, link in enumerate(links):
+        d = ls[ls["link"] == link]
+        t = d["time_s"].to_numpy(dtype=float)
+        color = PALETTE[i % len(PALETTE)]
+        axes[0].step(t, d["bits_per_s"] / 1e6, where="post", color=color, lw=1, label=link)
+        axes[1].step(t, d["mean_queue_delay_s"] * 1e3, where="post", color=color, lw=1)
+        axes[2].step(t, d["frames_dropped_queue"], where="post", color=color, lw=1)
+        axes[2].step(t, d["frames_dropped_error"], where="post", color=color, lw=1, ls=":")
+    axes[0].set_ylabel("Mbit/s")
+    axes[1].set_ylabel("queuing delay (ms)")
+    axes[2].set_ylabel("drops (queue -, error :)")
+    axes[2].set_xlabel("time (s), interval start")
+    for ax in axes:
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    if links:
+        axes[0].legend(fontsize=8, loc="upper right")
+    else:
+        axes[0].set_title("no link carried a frame in this run", loc="left", fontsize=10)
+    return fig
+
+
 def draw_run(result: Any) -> dict[str, Figure]:
     """Every figure the result's tables allow, by name: ``windows``, ``time_sequence``,
-    ``queues``. Raises InvalidValueError when it has none of the tables they need."""
+    ``queues``, ``links``. Raises InvalidValueError when it has none of the tables they need."""
     traces = result.traces
     figs: dict[str, Figure] = {}
     if _table(traces, "trace") is not None:
@@ -213,6 +253,8 @@ def draw_run(result: Any) -> dict[str, Figure]:
         figs["time_sequence"] = plot_time_sequence(result)
     if "queues" in traces:
         figs["queues"] = plot_queues(result)
+    if "link_series" in traces:
+        figs["links"] = plot_link_series(result)
     if not figs:
         raise _off(
             "output.trace",
