@@ -8,12 +8,15 @@
 //! - arrival to an idle transmitter, idle for `t`: the average decays as if `m = t / s` small
 //!   packets had left an empty queue, `avg <- (1 - w)^(m + 1) avg`, where `s` is the time to send
 //!   one `mean_packet_size` packet (ns-2's `ptc_`, ns-3's `MeanPktSize`);
-//! - `avg < min_th`: accept; `min_th <= avg < max_th`: drop with
-//!   `pb = max_p (avg - min_th) / (max_th - min_th)`, spread out by the count of arrivals since
-//!   the last drop (`pa = pb / (1 - count pb)`, or with `wait` ns-2's
-//!   `pa = pb / (2 - count pb)` once `count pb >= 1` and 0 before); `avg >= max_th`: drop, unless
-//!   `gentle` (Floyd 2000), where `pb` rises linearly from `max_p` at `max_th` to 1 at
-//!   `2 max_th`.
+//! - `avg < min_th`, or at most one frame waiting: accept (ns-2's `red.cc` and ns-3's
+//!   `RedQueueDisc` never drop early at a queue that has drained, whatever the average);
+//! - `min_th <= avg < max_th`: the first such arrival only starts the count (ns-2's `old` flag);
+//!   later ones are dropped with `pb = max_p (avg - min_th) / (max_th - min_th)`, spread out by
+//!   the count of arrivals since the last drop (`pa = pb / (1 - count pb)`, or with `wait`
+//!   `pa = pb / (2 - count pb)` once `count pb >= 1` and 0 before), the count incremented
+//!   before `pa` is computed, as ns-2's `drop_early`;
+//! - `avg >= max_th`: drop, unless `gentle` (Floyd 2000), where `pb` rises linearly from `max_p`
+//!   at `max_th` to 1 at `2 max_th`. Every drop, the queue limit's included, resets the count.
 //!
 //! The decision is made on arrival, so it fits the link's analytic FIFO exactly: a dropped frame
 //! never occupies the queue or the wire. The hard queue limit still applies after RED. Draws come
@@ -35,14 +38,14 @@ pub struct RedCfg {
 }
 
 impl Default for RedCfg {
-    /// ns-2.35's `Queue/RED` defaults (thresh_ 5, maxthresh_ 15, linterm_ 10, q_weight_ 0.002,
-    /// gentle_ and wait_ true, mean_pktsize_ 500). ns-3 differs only in `LInterm` 50
-    /// (max_p 0.02).
+    /// ns-3's `RedQueueDisc` defaults: MinTh 5, MaxTh 15, LInterm 50 (max_p 0.02), QW 0.002,
+    /// Gentle and Wait true, MeanPktSize 500. (ns-2.35 sets thresh_ and q_weight_ by its
+    /// automatic configuration, which is not reproduced: give them explicitly to match it.)
     fn default() -> Self {
         RedCfg {
             min_th: 5.0,
             max_th: 15.0,
-            max_p: 0.1,
+            max_p: 0.02,
             weight: 0.002,
             gentle: true,
             wait: true,
@@ -60,15 +63,6 @@ pub enum AqmCfg {
     Red(RedCfg),
 }
 
-impl AqmCfg {
-    pub fn name(&self) -> &'static str {
-        match self {
-            AqmCfg::None => "none",
-            AqmCfg::Red(_) => "red",
-        }
-    }
-}
-
 /// RED's running state on one link direction.
 #[derive(Debug)]
 pub struct Red {
@@ -76,8 +70,10 @@ pub struct Red {
     /// Time to send one `mean_packet_size` packet at the link's rate.
     small_packet: Dur,
     avg: f64,
-    /// Arrivals since the last drop while in the random region; -1 outside it.
+    /// Arrivals since the last drop while in the random region.
     count: i64,
+    /// The average was already in the drop region at the previous arrival (ns-2's `old`).
+    old: bool,
     rng: Rng,
 }
 
@@ -97,9 +93,15 @@ impl Red {
             cfg,
             small_packet,
             avg: 0.0,
-            count: -1,
+            count: 0,
+            old: false,
             rng,
         }
+    }
+
+    /// The queue limit dropped an arrival: the count restarts, as after RED's own drops.
+    pub fn on_limit_drop(&mut self) {
+        self.count = 0;
     }
 
     /// The average queue length (packets) as of the last arrival.
@@ -129,10 +131,11 @@ impl Red {
             None => self.avg = (1.0 - w) * self.avg + w * waiting as f64,
         }
         let (min, max, max_p) = (self.cfg.min_th, self.cfg.max_th, self.cfg.max_p);
-        let pb = if self.avg < min {
-            self.count = -1;
+        if self.avg < min || waiting <= 1 {
+            self.old = false;
             return None;
-        } else if self.avg < max {
+        }
+        let pb = if self.avg < max {
             max_p * (self.avg - min) / (max - min)
         } else if self.cfg.gentle && self.avg < 2.0 * max {
             max_p + (1.0 - max_p) * (self.avg - max) / max
@@ -140,6 +143,11 @@ impl Red {
             self.count = 0;
             return Some(RedDrop::Forced);
         };
+        if !self.old {
+            self.old = true;
+            self.count = 1;
+            return None;
+        }
         self.count += 1;
         let c = self.count as f64 * pb;
         let pa = if self.cfg.wait {
@@ -218,6 +226,41 @@ mod tests {
         assert_eq!(hard.on_arrival(SimTime(0), 16, None), Some(RedDrop::Forced));
     }
 
+    #[test]
+    fn a_drained_queue_is_never_dropped_from_whatever_the_average() {
+        let mut r = red(RedCfg::default());
+        for waiting in [0, 1] {
+            r.avg = 100.0;
+            assert_eq!(r.on_arrival(SimTime(0), waiting, None), None);
+        }
+        r.avg = 100.0;
+        assert_eq!(r.on_arrival(SimTime(0), 2, None), Some(RedDrop::Forced));
+    }
+
+    #[test]
+    fn the_first_arrival_in_the_region_only_starts_the_count() {
+        // weight 1: avg = the frames waiting; 2 waiting = min_th, so pb = 0 and nothing is
+        // dropped, which leaves the count to be watched.
+        let mut r = red(RedCfg {
+            weight: 1.0,
+            min_th: 2.0,
+            max_th: 3.0,
+            ..RedCfg::default()
+        });
+        assert_eq!(r.on_arrival(SimTime(0), 2, None), None);
+        assert_eq!((r.old, r.count), (true, 1));
+        assert_eq!(r.on_arrival(SimTime(0), 2, None), None);
+        assert_eq!(r.count, 2);
+        // Leaving the region (one waiting) forgets it; entering again starts at 1.
+        assert_eq!(r.on_arrival(SimTime(0), 1, None), None);
+        assert!(!r.old);
+        assert_eq!(r.on_arrival(SimTime(0), 2, None), None);
+        assert_eq!(r.count, 1);
+        // A queue-limit drop restarts the count.
+        r.on_limit_drop();
+        assert_eq!(r.count, 0);
+    }
+
     /// The mean number of arrivals from one drop to the next when every arrival's drop
     /// probability is `hazard(count)`, count being 1 for the first arrival after a drop.
     fn mean_gap(hazard: impl Fn(f64) -> f64) -> f64 {
@@ -240,8 +283,9 @@ mod tests {
 
     #[test]
     fn early_drops_are_spread_by_the_count_since_the_last_one() {
-        // As in Floyd and Jacobson's pseudo-code and ns-2's modify_p: count is incremented
-        // before pa is computed. q = 10, weight 1 (avg = q): pb = 0.1 (10 - 5) / 10 = 0.05.
+        // As ns-2's drop_early and modify_p: count is incremented before pa is computed. (The
+        // first arrival in the region only sets the count; at a constant average that shifts
+        // the first drop, not the spacing between drops.) q = 10, weight 1 (avg = q): pb = 0.1 (10 - 5) / 10 = 0.05.
         let pb = 0.05;
         let spread = |c: f64| {
             if c * pb < 1.0 {
@@ -258,6 +302,7 @@ mod tests {
         for (w, want) in [(false, mean_gap(spread)), (true, mean_gap(wait))] {
             let mut r = red(RedCfg {
                 weight: 1.0,
+                max_p: 0.1,
                 wait: w,
                 ..RedCfg::default()
             });
@@ -277,6 +322,7 @@ mod tests {
         let pb = 0.1 + 0.9 * 7.0 / 15.0;
         let mut r = red(RedCfg {
             weight: 1.0,
+            max_p: 0.1,
             ..RedCfg::default()
         });
         let want = mean_gap(|c| match c * pb {

@@ -297,6 +297,9 @@ impl LinkDir {
                 QueueLimit::Unlimited => false,
             };
             if full {
+                if let Some(red) = self.red.as_deref_mut() {
+                    red.on_limit_drop();
+                }
                 return self.queue_drop(now, pkt.len > 0);
             }
             let start = self.busy_until;

@@ -1186,10 +1186,18 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
             let min_th = threshold(m, path, "min_th")?.unwrap_or(d.min_th);
             let max_th = threshold(m, path, "max_th")?.unwrap_or(d.max_th);
             if max_th <= min_th {
+                let (key, given) = if m.contains_key("max_th") {
+                    ("max_th", format!("{max_th}"))
+                } else {
+                    ("min_th", format!("{min_th}"))
+                };
                 return Err(SimError::invalid(
-                    join(path, "max_th"),
-                    max_th,
-                    format!("a threshold above min_th ({min_th} packets)"),
+                    join(path, key),
+                    given,
+                    format!(
+                        "max_th{} above min_th ({min_th} packets): set max_th too, or a lower min_th",
+                        if m.contains_key("max_th") { "" } else { " (default 15)" }
+                    ),
                 ));
             }
             let max_p = get_prob(m, path, "max_p")?.unwrap_or(d.max_p);
@@ -1426,6 +1434,22 @@ impl Scenario {
                         field: join(&p, "rate"),
                         allowed: "a bit rate such as \"10Mbps\" (for the link, or per direction in ab/ba)".into(),
                     });
+                }
+                // RED that can never act: its average cannot reach min_th below the limit.
+                if let (AqmCfg::Red(r), QueueLimit::Packets(n)) = (&dirs[k].aqm, dirs[k].queue) {
+                    if r.min_th >= n as f64 {
+                        let own = m.get(*key).and_then(Value::as_object);
+                        let at = if own.is_some_and(|d| d.contains_key("aqm")) {
+                            join(&p, key)
+                        } else {
+                            p.clone()
+                        };
+                        return Err(SimError::invalid(
+                            format!("{at}.aqm.min_th"),
+                            r.min_th,
+                            format!("below the queue limit ({n} packets), or RED never drops"),
+                        ));
+                    }
                 }
             }
             links.push(LinkCfg { name, a, b, dirs });

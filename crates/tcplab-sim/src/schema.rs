@@ -135,9 +135,9 @@ pub const FIELDS: &[Field] = &[
     f("direction", "error", "", "table", "", "{ model = \"none\" }", "an error model", "Frame errors on this direction.", "{ model = \"per\", p = 0.01 }"),
     // -- queue disciplines (aqm)
     f("aqm", "kind", "", "choice", "", "", "none, red", "none: drop-tail at the queue limit; red: Random Early Detection (Floyd and Jacobson 1993), with the gentle variant (Floyd 2000).", "\"red\""),
-    f("aqm", "min_th", "kind=red", "number", "packets", "5", "0 to 1000000 packets: 5 or \"5p\"", "Below this average queue no arrival is dropped (ns-2 thresh_, ns-3 MinTh, OPNET Minimum Threshold).", "5"),
+    f("aqm", "min_th", "kind=red", "number", "packets", "5", "0 packets up to the queue limit: 5 or \"5p\"", "Below this average queue no arrival is dropped, nor while at most one frame waits (ns-2 thresh_, ns-3 MinTh, OPNET Minimum Threshold).", "5"),
     f("aqm", "max_th", "kind=red", "number", "packets", "15", "above min_th, up to 1000000 packets", "Top of the random-drop region (ns-2 maxthresh_, ns-3 MaxTh, OPNET Maximum Threshold).", "15"),
-    f("aqm", "max_p", "kind=red", "probability", "", "0.1", "above 0, at most 1", "Drop probability at max_th (ns-2 1/linterm_, ns-3 1/LInterm, OPNET 1/Mark Probability Denominator).", "0.02"),
+    f("aqm", "max_p", "kind=red", "probability", "", "0.02", "above 0, at most 1", "Drop probability at max_th (ns-2 1/linterm_, ns-3 1/LInterm, OPNET 1/Mark Probability Denominator). The defaults are ns-3's RedQueueDisc's; ns-2.35 configures its thresholds automatically unless given.", "0.1"),
     f("aqm", "weight", "kind=red", "number", "", "0.002", "above 0, at most 1", "Weight of the average queue's moving average (ns-2 q_weight_, ns-3 QW; OPNET's Exponential Weight Factor n gives 2^-n).", "0.002"),
     f("aqm", "gentle", "kind=red", "bool", "", "true", BOOL, "Between max_th and 2 max_th raise the drop probability from max_p to 1 instead of dropping every arrival (ns-2 gentle_, ns-3 Gentle).", "false"),
     f("aqm", "wait", "kind=red", "bool", "", "true", BOOL, "Space drops evenly: no drop until count x pb reaches 1 (ns-2 wait_, ns-3 Wait); false is Floyd and Jacobson's pb / (1 - count x pb).", "false"),
