@@ -130,6 +130,7 @@ def test_overrides_apply_last():
         ({"n": 2, "error": 0.01}, "error", "error model table"),
         ({"n": 2, "bottleneck_rate": "fast"}, "links.bottleneck.rate", "bit rate"),
         ({"n": 2, "congestion_control": "renoo"}, "congestion_control", "reno"),
+        ({"n": 2, "trace": "no"}, "trace", "true or false"),
     ],
 )
 def test_bad_parameters_name_the_field_and_what_is_allowed(kwargs, field, fragment):

@@ -70,6 +70,8 @@ def _tcp(cc: Any, lr: Any) -> dict[str, Any]:
 def _finish(
     data: dict[str, Any], error: Mapping[str, Any] | None, link: str, overrides: Any
 ) -> Scenario:
+    if not isinstance(data["output"]["trace"], bool):
+        raise _invalid("trace", data["output"]["trace"], "", "true or false")
     if error is not None:
         if not isinstance(error, Mapping):
             raise _invalid(
@@ -186,7 +188,7 @@ def dumbbell(
         "nodes": nodes,
         "links": links,
         "apps": apps,
-        "output": {"trace": bool(trace)},
+        "output": {"trace": trace},
     }
     return _finish(data, error, "bottleneck", overrides)
 
@@ -269,6 +271,6 @@ def star(
         "nodes": nodes,
         "links": links,
         "apps": apps,
-        "output": {"trace": bool(trace)},
+        "output": {"trace": trace},
     }
     return _finish(data, error, "uplink", overrides)

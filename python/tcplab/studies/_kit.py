@@ -63,7 +63,8 @@ def aggregate(
     mean: Mapping[str, str] | None = None,
     total: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One row per group of `by` (in order of first appearance) with `runs` and, per entry:
+    """One row per group of `by` (in order of first appearance; a NaN key is a group too) with
+    `runs` and, per entry:
 
     - `ci={"rt": "response_time_s"}`: `rt_mean`, `rt_ci` (95 % half-width), `rt_min`, `rt_max`
       over the finite values (`tcplab.report.stats.mean_ci`);
@@ -71,7 +72,7 @@ def aggregate(
     - `total={"frames": "frames_sent"}`: `frames_total`, the sum.
     """
     rows: list[dict[str, Any]] = []
-    for key, d in df.groupby(list(by), sort=False):
+    for key, d in df.groupby(list(by), sort=False, dropna=False):
         keys = key if isinstance(key, tuple) else (key,)
         row: dict[str, Any] = dict(zip(by, keys, strict=True))
         row["runs"] = len(d)
