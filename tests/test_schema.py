@@ -50,6 +50,13 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
         sc["links"][0]["ab"] = {"aqm": {"kind": kind, **bad}}
     elif section == "error.segments[]":
         sc["links"][0]["ab"] = {"error": {"model": "list", "segments": [{"seq": 1, **bad}]}}
+    elif section == "distribution":
+        dist = when.split("=")[1] if when else "constant"
+        need = {"constant": {"value": "1s"}, "exponential": {"mean": "1s"},
+                "uniform": {"min": "1s", "max": "2s"}, "lognormal": {"mean": "1s", "sd": "1s"},
+                "pareto": {"shape": 2, "scale": "1s"}}[dist]  # fmt: skip
+        sc["apps"] = [{"name": "x", "kind": "database", "client": "c", "server": "s",
+                       "interval": {"dist": dist, **need, **bad}}]  # fmt: skip
     elif section == "apps[]":
         kind = when.split("=")[1] if when else "ftp"
         extra = {"cbr": {"packet_size": 100, "interval": "1s"}, "bulk": {}}.get(kind, {})
@@ -86,6 +93,10 @@ def test_the_parser_allows_exactly_the_schema_keys(section: str, when: str) -> N
         tcplab.Scenario.from_dict(_place(section, when, key))
     assert info.value.field.endswith(key)
     allowed = {k.strip() for k in info.value.allowed.split(",")}
+    if section == "distribution" and not when:  # placed as a constant
+        want |= {
+            f["key"] for f in fields if f["section"] == section and f["when"] == "dist=constant"
+        }
     if section == "links[]":  # the direction fields may be written on the link itself
         want |= {f["key"] for f in fields if f["section"] == "direction"}
     assert allowed == want

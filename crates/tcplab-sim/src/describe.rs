@@ -84,7 +84,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
     let mut apps = Vec::new();
     for (i, a) in sc.apps.iter().enumerate() {
         let (snd, rcv) = match a.kind {
-            AppKind::Ftp { .. } => (a.server, a.client),
+            AppKind::Ftp { .. } | AppKind::Txn(_) => (a.server, a.client),
             AppKind::Bulk { .. } | AppKind::Cbr { .. } => (a.client, a.server),
         };
         let no_path = || {
@@ -108,6 +108,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "kind": "cbr", "packet_size": packet_size, "interval_s": interval.as_secs_f64(),
                 "stop_s": stop.map(|d| d.as_secs_f64()),
             }),
+            AppKind::Txn(cfg) => cfg.to_json(),
         };
         let t = &a.tcp;
         // Every parameter of the two plug-ins, defaults filled in (durations in seconds, `_s`).

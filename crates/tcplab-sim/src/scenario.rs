@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
+use crate::apps::{self, TxnCfg};
 use crate::aqm::{AqmCfg, RedCfg};
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
@@ -75,6 +76,8 @@ pub enum AppKind {
         interval: Dur,
         stop: Option<Dur>,
     },
+    /// Transactions over one persistent connection: `database` or `http` (see [`crate::apps`]).
+    Txn(TxnCfg),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -115,7 +118,7 @@ pub struct Scenario {
 
 // ---------------------------------------------------------------------------- value helpers
 
-fn keys_ok(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> SimResult<()> {
+pub(crate) fn keys_ok(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> SimResult<()> {
     for k in map.keys() {
         if !allowed.contains(&k.as_str()) {
             return Err(SimError::UnknownField {
@@ -127,7 +130,7 @@ fn keys_ok(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> SimResult<
     Ok(())
 }
 
-fn join(path: &str, key: &str) -> String {
+pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -135,12 +138,12 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn table<'a>(v: &'a Value, path: &str) -> SimResult<&'a Map<String, Value>> {
+pub(crate) fn table<'a>(v: &'a Value, path: &str) -> SimResult<&'a Map<String, Value>> {
     v.as_object()
         .ok_or_else(|| SimError::invalid(path, v, "a table of fields"))
 }
 
-fn get_str(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<String>> {
+pub(crate) fn get_str(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<String>> {
     match m.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -148,7 +151,7 @@ fn get_str(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<St
     }
 }
 
-fn get_bool(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<bool>> {
+pub(crate) fn get_bool(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<bool>> {
     match m.get(key) {
         None => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -173,7 +176,7 @@ fn get_choice<T: Copy>(
     }
 }
 
-fn get_uint(
+pub(crate) fn get_uint(
     m: &Map<String, Value>,
     path: &str,
     key: &str,
@@ -213,7 +216,7 @@ fn get_f64(
     }
 }
 
-fn get_dur(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<Dur>> {
+pub(crate) fn get_dur(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<Dur>> {
     match m.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => parse_duration(&join(path, key), s).map(Some),
@@ -237,7 +240,7 @@ fn get_rate(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<u
     }
 }
 
-fn get_size(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<u64>> {
+pub(crate) fn get_size(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<u64>> {
     match m.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => parse_size(&join(path, key), s).map(Some),
@@ -267,7 +270,7 @@ fn get_prob(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<f
     }
 }
 
-fn required<T>(v: Option<T>, path: &str, key: &str, what: &str) -> SimResult<T> {
+pub(crate) fn required<T>(v: Option<T>, path: &str, key: &str, what: &str) -> SimResult<T> {
     v.ok_or_else(|| SimError::MissingField {
         field: join(path, key),
         allowed: what.to_string(),
@@ -1087,6 +1090,8 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
     }
 }
 
+const APP_KINDS: &str = "\"ftp\", \"bulk\", \"cbr\", \"database\" or \"http\"";
+
 // ---------------------------------------------------------------------------- links
 
 fn parse_queue(v: &Value, path: &str) -> SimResult<QueueLimit> {
@@ -1465,7 +1470,7 @@ impl Scenario {
         let mut apps = Vec::new();
         let av = root.get("apps").ok_or_else(|| SimError::MissingField {
             field: "apps".into(),
-            allowed: "a list of [[apps]] (kind = \"ftp\", \"bulk\" or \"cbr\")".into(),
+            allowed: format!("a list of [[apps]] (kind = {APP_KINDS})"),
         })?;
         let aarr = av
             .as_array()
@@ -1475,12 +1480,7 @@ impl Scenario {
             let p = format!("apps[{i}]");
             let m = table(a, &p)?;
             keys_ok(m, &p, &schema::keys("apps[]", None))?;
-            let kind_s = required(
-                get_str(m, &p, "kind")?,
-                &p,
-                "kind",
-                "\"ftp\", \"bulk\" or \"cbr\"",
-            )?;
+            let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", APP_KINDS)?;
             let cname = required(
                 get_str(m, &p, "client")?,
                 &p,
@@ -1570,11 +1570,12 @@ impl Scenario {
                         stop: get_dur(m, &p, "stop")?,
                     }
                 }
+                "database" | "http" => AppKind::Txn(apps::parse(m, &p, &kind_s)?),
                 other => {
                     return Err(SimError::invalid(
                         join(&p, "kind"),
                         format!("{other:?}"),
-                        "\"ftp\", \"bulk\" or \"cbr\"",
+                        APP_KINDS,
                     ))
                 }
             };

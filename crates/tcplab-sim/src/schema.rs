@@ -59,6 +59,9 @@ const RATE: &str = "a bit rate with its unit: \"10Mbps\", \"1.5Mbps\", \"100kbps
 const SIZE: &str = "bytes: a number, or with a unit: \"1460B\", \"64KB\", \"10MB\", \"1GiB\"";
 const PROB: &str = "between 0 and 1: 0.01, \"1e-6\" or \"1%\"";
 const BOOL: &str = "true or false";
+const DIST_SIZE: &str = "a size, or { dist = ..., ... } of sizes (see distribution)";
+const DIST_DUR: &str = "a duration, or { dist = ..., ... } of durations (see distribution)";
+const DIST_COUNT: &str = "a whole number, or { dist = ..., ... } of numbers (see distribution)";
 
 /// Every field, in the order the docs list them.
 pub const FIELDS: &[Field] = &[
@@ -159,7 +162,7 @@ pub const FIELDS: &[Field] = &[
     f("error.segments[]", "tx", "", "integer", "", "1", "1 to 1000", "Which transmission of it to drop.", "2"),
     // -- [[apps]]
     f("apps[]", "name", "", "string", "", "\"app<index>\"", "a unique name", "The application's name; --set and the results address it by name.", "\"dl\""),
-    f("apps[]", "kind", "", "choice", "", "", "ftp, bulk, cbr", "ftp: the client requests a file the server sends; bulk: the client sends; cbr: the client writes at a constant rate.", "\"ftp\""),
+    f("apps[]", "kind", "", "choice", "", "", "ftp, bulk, cbr, database, http", "ftp: the client requests a file the server sends; bulk: the client sends; cbr: the client writes at a constant rate; database: queries and responses over one connection; http: pages of objects over one persistent connection (HTTP/1.1, no pipelining).", "\"ftp\""),
     f("apps[]", "client", "", "string", "", "", "a host", "The host that opens the connection.", ""),
     f("apps[]", "server", "", "string", "", "", "a host other than the client", "The host that accepts it.", ""),
     f("apps[]", "start", "", "duration", "s", "\"0s\"", DUR, "When the application starts.", "\"1s\""),
@@ -170,6 +173,29 @@ pub const FIELDS: &[Field] = &[
     f("apps[]", "packet_size", "kind=cbr", "size", "bytes", "", SIZE, "Bytes written every interval.", "1000"),
     f("apps[]", "interval", "kind=cbr", "duration", "s", "", DUR, "Time between writes.", "\"10ms\""),
     f("apps[]", "stop", "kind=cbr", "duration", "s", "until the stop time", DUR, "How long after its start the application writes.", "\"2s\""),
+    f("apps[]", "request_size", "kind=database", "distribution", "bytes", "\"512B\"", DIST_SIZE, "Each query's size.", "{ dist = \"uniform\", min = \"200B\", max = \"1KB\" }"),
+    f("apps[]", "response_size", "kind=database", "distribution", "bytes", "\"16KB\"", DIST_SIZE, "Each response's size (OPNET: transaction size).", "{ dist = \"exponential\", mean = \"32KB\" }"),
+    f("apps[]", "interval", "kind=database", "distribution", "s", "{ dist = \"exponential\", mean = \"1s\" }", DIST_DUR, "Time between queries, whether or not the previous was answered (OPNET: transaction interarrival time).", "{ dist = \"exponential\", mean = \"12s\" }"),
+    f("apps[]", "count", "kind=database", "integer", "", "until stop", "a whole number from 1", "The most queries to make.", "100"),
+    f("apps[]", "stop", "kind=database", "duration", "s", "until the stop time", DUR, "No query starts later than this after the application's start; the connection closes when the last is answered.", "\"20min\""),
+    f("apps[]", "request_size", "kind=http", "distribution", "bytes", "\"350B\"", DIST_SIZE, "Each HTTP request's size.", "\"500B\""),
+    f("apps[]", "page_size", "kind=http", "distribution", "bytes", "\"1000B\"", DIST_SIZE, "Each page's own size (its HTML).", "{ dist = \"lognormal\", mean = \"10KB\", sd = \"20KB\" }"),
+    f("apps[]", "objects", "kind=http", "distribution", "", "5", DIST_COUNT, "Objects (images, ...) per page, each fetched with its own request after the page.", "{ dist = \"uniform\", min = 2, max = 10 }"),
+    f("apps[]", "object_size", "kind=http", "distribution", "bytes", "{ dist = \"uniform\", min = \"500B\", max = \"2000B\" }", DIST_SIZE, "Each object's size.", "{ dist = \"pareto\", shape = 1.2, mean = \"12KB\" }"),
+    f("apps[]", "think_time", "kind=http", "distribution", "s", "{ dist = \"exponential\", mean = \"60s\" }", DIST_DUR, "From a page's last object to the next page's request (OPNET: page interarrival time).", "{ dist = \"exponential\", mean = \"30s\" }"),
+    f("apps[]", "count", "kind=http", "integer", "", "until stop", "a whole number from 1", "The most pages to fetch.", "10"),
+    f("apps[]", "stop", "kind=http", "duration", "s", "until the stop time", DUR, "No page starts later than this after the application's start; the connection closes when the last has arrived.", "\"30min\""),
+    // -- distributions (of an application's sizes and times)
+    f("distribution", "dist", "", "choice", "", "", "constant, exponential, uniform, lognormal, pareto", "The distribution; a plain value (\"30s\", \"10KB\", 5) is a constant.", "\"exponential\""),
+    f("distribution", "value", "dist=constant", "value", "", "", "a duration, size or count as the field takes", "The value.", "\"1s\""),
+    f("distribution", "mean", "dist=exponential", "value", "", "", "above 0", "The mean.", "\"1s\""),
+    f("distribution", "min", "dist=uniform", "value", "", "", "at most max", "The smallest value.", "\"1s\""),
+    f("distribution", "max", "dist=uniform", "value", "", "", "at least min", "The largest value.", "\"2s\""),
+    f("distribution", "mean", "dist=lognormal", "value", "", "", "above 0", "The mean of the values (not of their logarithm).", "\"1s\""),
+    f("distribution", "sd", "dist=lognormal", "value", "", "", "above 0", "Their standard deviation.", "\"2s\""),
+    f("distribution", "shape", "dist=pareto", "number", "", "", "above 1", "The tail index; the mean is shape x scale / (shape - 1).", "1.5"),
+    f("distribution", "scale", "dist=pareto", "value", "", "", "above 0 (or give mean)", "The smallest value.", "\"1s\""),
+    f("distribution", "mean", "dist=pareto", "value", "", "", "above 0 (or give scale)", "The mean, from which the scale follows.", ""),
     // -- [output]
     f("output", "trace", "", "bool", "", "false", BOOL, "The per-connection trace: cwnd, ssthresh, rwnd, flight, srtt, rto on every change (or every trace_interval).", "true"),
     f("output", "trace_interval", "", "duration", "s", "on every change", "a positive duration", "Sample the trace at this interval instead.", "\"10ms\""),
@@ -276,9 +302,30 @@ mod tests {
                         app["packet_size"] = json!(1000);
                         app["interval"] = json!("10ms");
                     }
+                    Some(k @ ("database" | "http")) => {
+                        app["kind"] = json!(k);
+                        app.as_object_mut().unwrap().remove("size");
+                    }
                     _ => {}
                 }
                 app[key] = value;
+            }
+            "distribution" => {
+                let mut d = match (key, variant) {
+                    ("dist", _) => json!({"mean": "1s"}),
+                    (_, Some("exponential")) => json!({"dist": "exponential", "mean": "1s"}),
+                    (_, Some("uniform")) => json!({"dist": "uniform", "min": "1s", "max": "2s"}),
+                    (_, Some("lognormal")) => {
+                        json!({"dist": "lognormal", "mean": "1s", "sd": "1s"})
+                    }
+                    (_, Some("pareto")) => json!({"dist": "pareto", "shape": 1.5, "scale": "1s"}),
+                    _ => json!({"dist": "constant", "value": "1s"}),
+                };
+                d[key] = value;
+                let app = &mut sc["apps"][0];
+                app["kind"] = json!("database");
+                app.as_object_mut().unwrap().remove("size");
+                app["interval"] = d;
             }
             other => panic!("section {other:?} has no place in the test"),
         }

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{json, Value};
 
+use crate::apps::{Actions, TxnRt};
 use crate::aqm::{AqmCfg, Red};
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::error::{SimError, SimResult};
@@ -32,6 +33,8 @@ struct AppRt {
     offered: u64,
     /// Largest unsent-or-unacknowledged backlog seen at a CBR write.
     max_backlog: u64,
+    /// The transactions of a `database` or `http` application.
+    txn: Option<Box<TxnRt>>,
 }
 
 /// What endpoints borrow while they run: the clock and queue, their output, and the logs.
@@ -160,9 +163,11 @@ impl<'s> Sim<'s> {
             server.listen();
             conns.push([mk(0, a.client, a.server)?, server]);
             let sender = match a.kind {
-                AppKind::Ftp { .. } => 1,
+                AppKind::Ftp { .. } | AppKind::Txn(_) => 1,
                 AppKind::Bulk { .. } | AppKind::Cbr { .. } => 0,
             };
+            let txn = matches!(a.kind, AppKind::Txn(_))
+                .then(|| Box::new(TxnRt::new(stream(seed, &format!("app:{}", a.name)))));
             apps.push(AppRt {
                 conn,
                 started: None,
@@ -172,6 +177,7 @@ impl<'s> Sim<'s> {
                 sender,
                 offered: 0,
                 max_backlog: 0,
+                txn,
             });
         }
         let out = &sc.output;
@@ -355,7 +361,7 @@ impl<'s> Sim<'s> {
                     client.app_close(&mut ctx);
                 }
             }
-            AppKind::Cbr { .. } => {
+            AppKind::Cbr { .. } | AppKind::Txn(_) => {
                 ctx.q.schedule(now, Event::AppTick { app: app as u32 });
             }
         }
@@ -363,8 +369,52 @@ impl<'s> Sim<'s> {
         self.after(conn);
     }
 
+    /// A transactional application starts its next transaction (if it may).
+    fn txn_tick(&mut self, app: usize) {
+        let AppKind::Txn(cfg) = &self.sc.apps[app].kind else {
+            return;
+        };
+        let now = self.now();
+        let rt = &mut self.apps[app];
+        let started = rt.started.unwrap_or(SimTime::ZERO);
+        let Some(txn) = rt.txn.as_deref_mut() else {
+            return;
+        };
+        let act = txn.tick(cfg, started, now);
+        self.apply(app, act);
+        self.after(app);
+    }
+
+    /// Carry out what a transactional application decided.
+    fn apply(&mut self, app: usize, act: Actions) {
+        let conn = self.apps[app].conn as usize;
+        let mut ctx = self.w.ctx();
+        let [client, server] = &mut self.conns[conn];
+        for n in act.client_writes {
+            client.app_write(Some(n), &mut ctx);
+        }
+        for n in act.server_writes {
+            server.app_write(Some(n), &mut ctx);
+        }
+        if let Some(t) = act.next_tick {
+            ctx.q.schedule(t, Event::AppTick { app: app as u32 });
+        }
+        let rt = &mut self.apps[app];
+        if act.close && !rt.client_closed {
+            rt.client_closed = true;
+            rt.done_at = rt
+                .txn
+                .as_ref()
+                .and_then(|t| t.txns.iter().filter_map(|x| x.done).max());
+            client.app_close(&mut ctx);
+        }
+    }
+
     /// A CBR application writes one packet, and schedules the next write.
     fn on_app_tick(&mut self, app: usize) {
+        if matches!(self.sc.apps[app].kind, AppKind::Txn(_)) {
+            return self.txn_tick(app);
+        }
         let AppKind::Cbr {
             packet_size,
             interval,
@@ -399,12 +449,14 @@ impl<'s> Sim<'s> {
     fn after(&mut self, conn: usize) {
         self.flush();
         let app = conn; // one connection per application
-        let a = &self.sc.apps[app];
+        let sc: &'s Scenario = self.sc;
+        let a = &sc.apps[app];
         let rt = &mut self.apps[app];
         let mut ctx = self.w.ctx();
         let [client, server] = &mut self.conns[conn];
-        match a.kind {
-            AppKind::Ftp { size, request_size } => {
+        let mut txn_act = None;
+        match &a.kind {
+            &AppKind::Ftp { size, request_size } => {
                 if !rt.responded && server.delivered >= request_size {
                     rt.responded = true;
                     server.app_write(Some(size), &mut ctx);
@@ -425,7 +477,7 @@ impl<'s> Sim<'s> {
                     server.app_close(&mut ctx);
                 }
             }
-            AppKind::Bulk { size } => {
+            &AppKind::Bulk { size } => {
                 if let Some(s) = size {
                     if rt.done_at.is_none() && server.delivered >= s {
                         rt.done_at = Some(server.last_delivery);
@@ -436,6 +488,19 @@ impl<'s> Sim<'s> {
                     server.app_close(&mut ctx);
                 }
             }
+            AppKind::Txn(cfg) => {
+                if server.peer_fin && !rt.responded {
+                    rt.responded = true; // the server's side of the close
+                    server.app_close(&mut ctx);
+                }
+                if let Some(txn) = rt.txn.as_deref_mut() {
+                    let at = client.last_delivery;
+                    txn_act = Some(txn.react(cfg, server.delivered, client.delivered, at));
+                }
+            }
+        }
+        if let Some(act) = txn_act.filter(|a| *a != Actions::default()) {
+            self.apply(app, act);
         }
         self.flush();
         if self.trace.is_some() && self.sc.output.trace_interval.is_none() {
@@ -608,6 +673,7 @@ impl<'s> Sim<'s> {
                     AppKind::Ftp { size, .. } => ("ftp", Some(size)),
                     AppKind::Bulk { size } => ("bulk", size),
                     AppKind::Cbr { .. } => ("cbr", None),
+                    AppKind::Txn(ref c) => (c.name(), None),
                 };
                 let start = rt.started.map(|t| t.as_secs_f64());
                 let resp = match (rt.started, rt.done_at) {
@@ -634,6 +700,7 @@ impl<'s> Sim<'s> {
                     "throughput_Bps": goodput,
                     "offered_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.offered),
                     "max_backlog_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.max_backlog),
+                    "transactions": rt.txn.as_ref().map(|t| t.summary()),
                 })
             })
             .collect();
@@ -699,6 +766,9 @@ impl<'s> Sim<'s> {
         if self.sc.output.queues {
             tables.push(queue_table(&self.dirs, end));
         }
+        if self.apps.iter().any(|a| a.txn.is_some()) {
+            tables.push(transactions_table(self.sc, &self.apps));
+        }
         if self.sc.output.link_series.is_some() {
             let mut cols = SeriesColumns::default();
             for d in &self.dirs {
@@ -723,6 +793,39 @@ pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
 /// Run a scenario that the caller can stop by setting `cancel` (see [`Sim::run_cancellable`]).
 pub fn run_cancellable(sc: &Scenario, cancel: &AtomicBool) -> SimResult<SimOutput> {
     Sim::new(sc)?.run_cancellable(Some(cancel))
+}
+
+/// The `transactions` table: every page or query of the `http` and `database` applications,
+/// with its start, end (NaN if unfinished), response time and bytes each way.
+fn transactions_table(sc: &Scenario, apps: &[AppRt]) -> Table {
+    let (mut app, mut index, mut start, mut end, mut resp, mut req_b, mut resp_b) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (cfg, rt) in sc.apps.iter().zip(apps) {
+        let Some(t) = rt.txn.as_deref() else {
+            continue;
+        };
+        for (i, x) in t.txns.iter().enumerate() {
+            app.push(cfg.name.clone());
+            index.push(i as u64);
+            start.push(x.start.as_secs_f64());
+            end.push(x.done.map_or(f64::NAN, |d| d.as_secs_f64()));
+            resp.push(x.done.map_or(f64::NAN, |d| d.since(x.start).as_secs_f64()));
+            req_b.push(x.request_bytes);
+            resp_b.push(x.response_bytes);
+        }
+    }
+    Table {
+        name: "transactions".into(),
+        columns: vec![
+            ("app".into(), Column::Str(app)),
+            ("index".into(), Column::U64(index)),
+            ("start_s".into(), Column::F64(start)),
+            ("end_s".into(), Column::F64(end)),
+            ("response_time_s".into(), Column::F64(resp)),
+            ("request_bytes".into(), Column::U64(req_b)),
+            ("response_bytes".into(), Column::U64(resp_b)),
+        ],
+    }
 }
 
 /// The `queues` table: every link direction's waiting queue (frames and wire bytes, the frame

@@ -930,6 +930,7 @@ def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Res
                 "throughput_Bps": size / rt if rt > 0 else None,
                 "offered_bytes": None,
                 "max_backlog_bytes": None,
+                "transactions": None,
             }
         ],
         "connections": [

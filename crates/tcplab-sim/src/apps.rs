@@ -1,0 +1,637 @@
+//! Transactional applications over one persistent TCP connection: `database` (queries and
+//! responses arriving on their own schedule) and `http` (pages of objects fetched one after the
+//! other, HTTP/1.1 without pipelining, with think time between pages), and the random
+//! distributions their sizes and times are drawn from.
+//!
+//! A transaction is a list of exchanges: the client writes a request, the server answers it with
+//! a response once the whole request has arrived, in order. Requests may queue up behind slow
+//! responses (a database's open-loop arrivals); the server answers them in turn. A transaction
+//! ends when the last byte of its last response reaches the client's application; its response
+//! time runs from when its first request was written.
+//!
+//! Each application draws from its own stream (`app:<name>`), in a fixed order per transaction,
+//! so its pattern depends only on the seed and its own settings.
+
+use std::collections::VecDeque;
+
+use rand_distr::{Distribution, Exp, LogNormal, Pareto};
+use serde_json::{json, Map, Value};
+
+use crate::error::{SimError, SimResult};
+use crate::rng::{uniform, Rng};
+use crate::scenario::{get_str, get_uint, join, keys_ok, required};
+use crate::schema;
+use crate::time::{Dur, SimTime};
+use crate::units::{parse_duration, parse_size};
+
+// ------------------------------------------------------------------------------ distributions
+
+/// What a distribution's values are: seconds (written as durations) or bytes (sizes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Seconds,
+    Bytes,
+    Count,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dist {
+    Constant(f64),
+    Exponential {
+        mean: f64,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
+    /// Parametrised by the mean and standard deviation of the variable itself.
+    LogNormal {
+        mean: f64,
+        sd: f64,
+    },
+    /// Pareto with `shape` > 1 and minimum `scale`; mean = shape scale / (shape - 1).
+    Pareto {
+        shape: f64,
+        scale: f64,
+    },
+}
+
+impl Dist {
+    pub fn sample(&self, rng: &mut Rng) -> f64 {
+        match *self {
+            Dist::Constant(v) => v,
+            Dist::Exponential { mean } => Exp::new(1.0 / mean).map_or(0.0, |d| d.sample(rng)),
+            Dist::Uniform { min, max } => min + (max - min) * uniform(rng),
+            Dist::LogNormal { mean, sd } => {
+                let s2 = (1.0 + (sd / mean).powi(2)).ln();
+                LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()).map_or(mean, |d| d.sample(rng))
+            }
+            Dist::Pareto { shape, scale } => {
+                Pareto::new(scale, shape).map_or(scale, |d| d.sample(rng))
+            }
+        }
+    }
+
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Dist::Constant(v) => v,
+            Dist::Exponential { mean } | Dist::LogNormal { mean, .. } => mean,
+            Dist::Uniform { min, max } => (min + max) / 2.0,
+            Dist::Pareto { shape, scale } => shape * scale / (shape - 1.0),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        match *self {
+            Dist::Constant(v) => json!({"dist": "constant", "value": v}),
+            Dist::Exponential { mean } => json!({"dist": "exponential", "mean": mean}),
+            Dist::Uniform { min, max } => json!({"dist": "uniform", "min": min, "max": max}),
+            Dist::LogNormal { mean, sd } => json!({"dist": "lognormal", "mean": mean, "sd": sd}),
+            Dist::Pareto { shape, scale } => {
+                json!({"dist": "pareto", "shape": shape, "scale": scale})
+            }
+        }
+    }
+}
+
+const DISTS: &str = "constant, exponential, uniform, lognormal, pareto";
+
+fn unit_text(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Seconds => "a duration such as \"30s\"",
+        Unit::Bytes => "a size such as \"10KB\"",
+        Unit::Count => "a whole number",
+    }
+}
+
+/// One number of a distribution: a duration, a size or a count as `unit` says.
+fn value(v: &Value, path: &str, unit: Unit) -> SimResult<f64> {
+    let x = match (unit, v) {
+        (Unit::Seconds, Value::String(s)) => parse_duration(path, s)?.as_secs_f64(),
+        (Unit::Bytes, Value::String(s)) => parse_size(path, s)? as f64,
+        (Unit::Bytes | Unit::Count, Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| SimError::invalid(path, v, unit_text(unit)))?,
+        _ => return Err(SimError::invalid(path, v, unit_text(unit))),
+    };
+    if !x.is_finite() || x < 0.0 {
+        return Err(SimError::invalid(path, v, unit_text(unit)));
+    }
+    Ok(x)
+}
+
+/// A distribution: a plain value (constant) or `{dist = "...", ...}`.
+pub fn dist(v: &Value, path: &str, unit: Unit) -> SimResult<Dist> {
+    let Value::Object(m) = v else {
+        return value(v, path, unit).map(Dist::Constant);
+    };
+    let kind = required(get_str(m, path, "dist")?, path, "dist", DISTS)?;
+    let when = format!("dist={kind}");
+    let known = schema::keys("distribution", Some(&when));
+    if !["constant", "exponential", "uniform", "lognormal", "pareto"].contains(&kind.as_str()) {
+        return Err(SimError::invalid(
+            join(path, "dist"),
+            format!("{kind:?}"),
+            DISTS,
+        ));
+    }
+    keys_ok(m, path, &known)?;
+    let num = |key: &str| -> SimResult<f64> {
+        let x = m.get(key).ok_or_else(|| SimError::MissingField {
+            field: join(path, key),
+            allowed: unit_text(unit).into(),
+        })?;
+        value(x, &join(path, key), unit)
+    };
+    let positive = |key: &str, x: f64| -> SimResult<f64> {
+        if x > 0.0 {
+            Ok(x)
+        } else {
+            Err(SimError::invalid(join(path, key), x, "above 0"))
+        }
+    };
+    Ok(match kind.as_str() {
+        "constant" => Dist::Constant(num("value")?),
+        "exponential" => Dist::Exponential {
+            mean: positive("mean", num("mean")?)?,
+        },
+        "uniform" => {
+            let (min, max) = (num("min")?, num("max")?);
+            if max < min {
+                return Err(SimError::invalid(
+                    join(path, "max"),
+                    max,
+                    format!("at least min ({min})"),
+                ));
+            }
+            Dist::Uniform { min, max }
+        }
+        "lognormal" => Dist::LogNormal {
+            mean: positive("mean", num("mean")?)?,
+            sd: positive("sd", num("sd")?)?,
+        },
+        _ => {
+            let shape = match m.get("shape").map(Value::as_f64) {
+                Some(Some(s)) if s > 1.0 && s.is_finite() => s,
+                Some(_) => {
+                    return Err(SimError::invalid(
+                        join(path, "shape"),
+                        &m["shape"],
+                        "a number above 1 (the mean is infinite at or below 1)",
+                    ))
+                }
+                None => {
+                    return Err(SimError::MissingField {
+                        field: join(path, "shape"),
+                        allowed: "a number above 1".into(),
+                    })
+                }
+            };
+            let scale = match (m.get("scale"), m.get("mean")) {
+                (Some(_), None) => positive("scale", num("scale")?)?,
+                (None, Some(_)) => positive("mean", num("mean")?)? * (shape - 1.0) / shape,
+                _ => {
+                    return Err(SimError::invalid(
+                        join(path, "scale"),
+                        "both or neither of scale and mean",
+                        "either scale (the minimum) or mean",
+                    ))
+                }
+            };
+            Dist::Pareto { shape, scale }
+        }
+    })
+}
+
+fn get_dist(
+    m: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    unit: Unit,
+    default: Dist,
+) -> SimResult<Dist> {
+    m.get(key)
+        .map_or(Ok(default), |v| dist(v, &join(path, key), unit))
+}
+
+// ------------------------------------------------------------------------------ configuration
+
+/// A transactional application's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TxnKind {
+    /// Queries arriving every `interval` (open loop) with a response of `response_size`.
+    Database {
+        request_size: Dist,
+        response_size: Dist,
+        interval: Dist,
+    },
+    /// Pages: a request and a page of `page_size`, then `objects` objects of `object_size`, one
+    /// request each, fetched in turn; the next page `think_time` after the last object.
+    Http {
+        request_size: Dist,
+        page_size: Dist,
+        objects: Dist,
+        object_size: Dist,
+        think_time: Dist,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TxnCfg {
+    pub kind: TxnKind,
+    /// The most transactions (pages or queries) to start; None: until `stop` or the run's end.
+    pub count: Option<u64>,
+    /// No transaction starts later than this after the application's start.
+    pub stop: Option<Dur>,
+}
+
+impl TxnCfg {
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            TxnKind::Database { .. } => "database",
+            TxnKind::Http { .. } => "http",
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut v = match &self.kind {
+            TxnKind::Database {
+                request_size,
+                response_size,
+                interval,
+            } => json!({
+                "kind": "database",
+                "request_size": request_size.to_json(),
+                "response_size": response_size.to_json(),
+                "interval": interval.to_json(),
+            }),
+            TxnKind::Http {
+                request_size,
+                page_size,
+                objects,
+                object_size,
+                think_time,
+            } => json!({
+                "kind": "http",
+                "request_size": request_size.to_json(),
+                "page_size": page_size.to_json(),
+                "objects": objects.to_json(),
+                "object_size": object_size.to_json(),
+                "think_time": think_time.to_json(),
+            }),
+        };
+        v["count"] = json!(self.count);
+        v["stop_s"] = json!(self.stop.map(|d| d.as_secs_f64()));
+        v
+    }
+}
+
+/// The settings of a `database` or `http` application (`m` is its table, `kind` its kind).
+pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg> {
+    keys_ok(
+        m,
+        path,
+        &schema::keys("apps[]", Some(&format!("kind={kind}"))),
+    )?;
+    let d = |key: &str, unit: Unit, default: Dist| get_dist(m, path, key, unit, default);
+    let kind = if kind == "database" {
+        TxnKind::Database {
+            request_size: d("request_size", Unit::Bytes, Dist::Constant(512.0))?,
+            response_size: d("response_size", Unit::Bytes, Dist::Constant(16_000.0))?,
+            interval: d("interval", Unit::Seconds, Dist::Exponential { mean: 1.0 })?,
+        }
+    } else {
+        TxnKind::Http {
+            request_size: d("request_size", Unit::Bytes, Dist::Constant(350.0))?,
+            page_size: d("page_size", Unit::Bytes, Dist::Constant(1000.0))?,
+            objects: d("objects", Unit::Count, Dist::Constant(5.0))?,
+            object_size: d(
+                "object_size",
+                Unit::Bytes,
+                Dist::Uniform {
+                    min: 500.0,
+                    max: 2000.0,
+                },
+            )?,
+            think_time: d(
+                "think_time",
+                Unit::Seconds,
+                Dist::Exponential { mean: 60.0 },
+            )?,
+        }
+    };
+    Ok(TxnCfg {
+        kind,
+        count: get_uint(m, path, "count", 1, u64::MAX / 2)?,
+        stop: crate::scenario::get_dur(m, path, "stop")?,
+    })
+}
+
+// ------------------------------------------------------------------------------ runtime
+
+/// One transaction (a page or a query) as it ran.
+#[derive(Clone, Debug, Default)]
+pub struct Txn {
+    pub start: SimTime,
+    pub done: Option<SimTime>,
+    pub request_bytes: u64,
+    pub response_bytes: u64,
+    /// Exchanges still to be requested after the current one (HTTP objects).
+    objects_left: u64,
+}
+
+struct Exchange {
+    /// Cumulative request bytes at the end of this request.
+    req_end: u64,
+    response: u64,
+    txn: usize,
+}
+
+/// The running state of a transactional application.
+pub struct TxnRt {
+    rng: Rng,
+    pub txns: Vec<Txn>,
+    req_written: u64,
+    resp_written: u64,
+    /// Requests written, waiting for the server to answer (in order).
+    to_answer: VecDeque<Exchange>,
+    /// Responses written: (cumulative response bytes at their end, transaction).
+    to_finish: VecDeque<(u64, usize)>,
+    /// No transaction will start any more.
+    pub finished_issuing: bool,
+}
+
+/// What the simulator must do after the application reacted.
+#[derive(Debug, Default, PartialEq)]
+pub struct Actions {
+    /// Bytes the client writes now (requests), in order.
+    pub client_writes: Vec<u64>,
+    /// Bytes the server writes now (responses), in order.
+    pub server_writes: Vec<u64>,
+    /// When to start the next transaction (an application tick).
+    pub next_tick: Option<SimTime>,
+    /// Every transaction is done and no more will start: close the connection.
+    pub close: bool,
+}
+
+impl TxnRt {
+    pub fn new(rng: Rng) -> Self {
+        TxnRt {
+            rng,
+            txns: Vec::new(),
+            req_written: 0,
+            resp_written: 0,
+            to_answer: VecDeque::new(),
+            to_finish: VecDeque::new(),
+            finished_issuing: false,
+        }
+    }
+
+    fn bytes(&mut self, d: &Dist) -> u64 {
+        (d.sample(&mut self.rng).round() as u64).max(1)
+    }
+
+    fn request(&mut self, cfg: &TxnCfg, txn: usize, act: &mut Actions) {
+        let (req, resp) = match &cfg.kind {
+            TxnKind::Database {
+                request_size,
+                response_size,
+                ..
+            } => (self.bytes(request_size), self.bytes(response_size)),
+            TxnKind::Http {
+                request_size,
+                page_size,
+                object_size,
+                ..
+            } => {
+                let first = self.txns[txn].request_bytes == 0;
+                let size = if first { page_size } else { object_size };
+                (self.bytes(request_size), self.bytes(size))
+            }
+        };
+        self.req_written += req;
+        self.txns[txn].request_bytes += req;
+        self.to_answer.push_back(Exchange {
+            req_end: self.req_written,
+            response: resp,
+            txn,
+        });
+        act.client_writes.push(req);
+    }
+
+    /// An application tick at `now` (its start, or the time a transaction was due): start a
+    /// transaction if the count and stop allow it.
+    pub fn tick(&mut self, cfg: &TxnCfg, started: SimTime, now: SimTime) -> Actions {
+        let mut act = Actions::default();
+        let over_count = cfg.count.is_some_and(|c| self.txns.len() as u64 >= c);
+        let over_time = cfg.stop.is_some_and(|s| now > started + s);
+        if over_count || over_time {
+            self.finished_issuing = true;
+            act.close = self.all_done();
+            return act;
+        }
+        let objects = match &cfg.kind {
+            TxnKind::Http { objects, .. } => objects.sample(&mut self.rng).round().max(0.0) as u64,
+            TxnKind::Database { .. } => 0,
+        };
+        let txn = self.txns.len();
+        self.txns.push(Txn {
+            start: now,
+            objects_left: objects,
+            ..Txn::default()
+        });
+        self.request(cfg, txn, &mut act);
+        if let TxnKind::Database { interval, .. } = &cfg.kind {
+            let gap = Dur::from_secs_f64(interval.sample(&mut self.rng));
+            act.next_tick = Some(now + gap);
+        }
+        act
+    }
+
+    fn all_done(&self) -> bool {
+        self.txns.iter().all(|t| t.done.is_some())
+    }
+
+    /// After the endpoints ran: the server answers every request that has fully arrived
+    /// (`server_got` bytes delivered to it), and transactions whose last response has fully
+    /// arrived (`client_got`, at `client_at`) end.
+    pub fn react(
+        &mut self,
+        cfg: &TxnCfg,
+        server_got: u64,
+        client_got: u64,
+        client_at: SimTime,
+    ) -> Actions {
+        let mut act = Actions::default();
+        loop {
+            let mut progressed = false;
+            while self
+                .to_answer
+                .front()
+                .is_some_and(|e| e.req_end <= server_got)
+            {
+                let e = self.to_answer.pop_front().expect("checked");
+                self.resp_written += e.response;
+                self.txns[e.txn].response_bytes += e.response;
+                self.to_finish.push_back((self.resp_written, e.txn));
+                act.server_writes.push(e.response);
+                progressed = true;
+            }
+            while self
+                .to_finish
+                .front()
+                .is_some_and(|&(end, _)| end <= client_got)
+            {
+                let (_, txn) = self.to_finish.pop_front().expect("checked");
+                progressed = true;
+                if self.txns[txn].objects_left > 0 {
+                    self.txns[txn].objects_left -= 1;
+                    self.request(cfg, txn, &mut act);
+                    continue;
+                }
+                self.txns[txn].done = Some(client_at);
+                if let TxnKind::Http { think_time, .. } = &cfg.kind {
+                    let gap = Dur::from_secs_f64(think_time.sample(&mut self.rng));
+                    act.next_tick = Some(client_at + gap);
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        if self.finished_issuing && self.all_done() && !self.txns.is_empty() {
+            act.close = true;
+        }
+        act
+    }
+
+    /// The summary's `transactions` entry.
+    pub fn summary(&self) -> Value {
+        let times: Vec<f64> = self
+            .txns
+            .iter()
+            .filter_map(|t| t.done.map(|d| d.since(t.start).as_secs_f64()))
+            .collect();
+        let mean = (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64);
+        let max = times
+            .iter()
+            .copied()
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        json!({
+            "started": self.txns.len(),
+            "completed": times.len(),
+            "mean_response_time_s": mean,
+            "max_response_time_s": max,
+            "request_bytes": self.txns.iter().map(|t| t.request_bytes).sum::<u64>(),
+            "response_bytes": self.txns.iter().map(|t| t.response_bytes).sum::<u64>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn cfg(kind: TxnKind, count: Option<u64>) -> TxnCfg {
+        TxnCfg {
+            kind,
+            count,
+            stop: None,
+        }
+    }
+
+    #[test]
+    fn distributions_have_the_means_they_are_given() {
+        let mut rng = stream(1, "t");
+        for d in [
+            Dist::Exponential { mean: 3.0 },
+            Dist::Uniform { min: 1.0, max: 5.0 },
+            Dist::LogNormal { mean: 3.0, sd: 2.0 },
+            Dist::Pareto {
+                shape: 3.0,
+                scale: 2.0,
+            },
+        ] {
+            let n = 200_000;
+            let m = (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64;
+            assert!((m - d.mean()).abs() / d.mean() < 0.02, "{d:?}: {m}");
+        }
+    }
+
+    #[test]
+    fn a_database_answers_queued_queries_in_order_and_times_each() {
+        let db = cfg(
+            TxnKind::Database {
+                request_size: Dist::Constant(100.0),
+                response_size: Dist::Constant(1000.0),
+                interval: Dist::Constant(1.0),
+            },
+            Some(2),
+        );
+        let mut rt = TxnRt::new(stream(1, "app:db"));
+        let t0 = SimTime::ZERO;
+        let a = rt.tick(&db, t0, t0);
+        assert_eq!(a.client_writes, vec![100]);
+        assert_eq!(a.next_tick, Some(SimTime(1_000_000_000)));
+        let b = rt.tick(&db, t0, SimTime(1_000_000_000));
+        assert_eq!(b.client_writes, vec![100]);
+        // Both queries arrive together: both answered, in order.
+        let c = rt.react(&db, 200, 0, SimTime(1_100_000_000));
+        assert_eq!(c.server_writes, vec![1000, 1000]);
+        // The first response arrives; the second later.
+        rt.react(&db, 200, 1000, SimTime(1_200_000_000));
+        assert_eq!(rt.txns[0].done, Some(SimTime(1_200_000_000)));
+        assert_eq!(rt.txns[1].done, None);
+        // The count is reached: the next tick starts nothing, and the last response closes.
+        assert!(!rt.tick(&db, t0, SimTime(2_000_000_000)).close);
+        let e = rt.react(&db, 200, 2000, SimTime(2_500_000_000));
+        assert!(e.close);
+        assert_eq!(rt.txns[1].done, Some(SimTime(2_500_000_000)));
+    }
+
+    #[test]
+    fn a_page_fetches_its_objects_one_after_the_other_then_thinks() {
+        let http = cfg(
+            TxnKind::Http {
+                request_size: Dist::Constant(300.0),
+                page_size: Dist::Constant(1000.0),
+                objects: Dist::Constant(2.0),
+                object_size: Dist::Constant(500.0),
+                think_time: Dist::Constant(10.0),
+            },
+            None,
+        );
+        let mut rt = TxnRt::new(stream(1, "app:web"));
+        let a = rt.tick(&http, SimTime::ZERO, SimTime::ZERO);
+        assert_eq!((a.client_writes, a.next_tick), (vec![300], None));
+        assert_eq!(
+            rt.react(&http, 300, 0, SimTime(1)).server_writes,
+            vec![1000]
+        );
+        // The page arrives: the first object is requested.
+        assert_eq!(
+            rt.react(&http, 300, 1000, SimTime(2)).client_writes,
+            vec![300]
+        );
+        assert_eq!(
+            rt.react(&http, 600, 1000, SimTime(3)).server_writes,
+            vec![500]
+        );
+        assert_eq!(
+            rt.react(&http, 600, 1500, SimTime(4)).client_writes,
+            vec![300]
+        );
+        assert_eq!(
+            rt.react(&http, 900, 1500, SimTime(5)).server_writes,
+            vec![500]
+        );
+        let done = rt.react(&http, 900, 2000, SimTime(6));
+        assert_eq!(done.next_tick, Some(SimTime(6 + 10_000_000_000)));
+        assert_eq!(rt.txns[0].done, Some(SimTime(6)));
+        assert_eq!(
+            (rt.txns[0].request_bytes, rt.txns[0].response_bytes),
+            (900, 2000)
+        );
+    }
+}
