@@ -56,9 +56,7 @@ def test_red_that_never_acts_changes_nothing():
     # An average that never reaches min_th: the run is drop-tail's, frame for frame, so RED's
     # draws come from its own stream and take nothing from any other.
     quiet = {"kind": "red", "min_th": 90, "max_th": 95}
-    sc = topology.dumbbell(
-        3, queue="100p", stop_time="10s", error={"model": "per", "p": 0.01}
-    )
+    sc = topology.dumbbell(3, queue="100p", stop_time="10s", error={"model": "per", "p": 0.01})
     red = sc.with_overrides({"links.bottleneck.ab.aqm": quiet})
     a, b = tcplab.run(sc, seed=2), tcplab.run(red, seed=2)
     assert a.summary == b.summary

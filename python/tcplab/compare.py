@@ -244,7 +244,8 @@ def _path(hops: Sequence[Mapping[str, Any]], ip_bytes: int, notes: list[str]) ->
                 src=str(h["from"]),
                 dst=str(h["to"]),
                 rate_bps=float(h["rate_bps"]),
-                delay_s=float(h["delay_s"]),
+                # A node's processing delay is a pure delay before the hop: latency like the link's.
+                delay_s=float(h["delay_s"]) + float(h.get("processing_delay_s", 0.0)),
                 framing=str(h["framing"]["name"]),
                 wire_bytes=wire,
                 exposed_bytes=exposed,

@@ -74,6 +74,8 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
             "to": sc.nodes[to].name,
             "rate_bps": dc.rate_bps,
             "delay_s": dc.delay.as_secs_f64(),
+            // What the sending node's processing delay adds before this hop (0 at the source).
+            "processing_delay_s": sc.nodes[from].processing_delay.as_secs_f64(),
             "mtu": dc.mtu,
             "framing": framing_json(dc.framing),
             "queue": queue,

@@ -18,6 +18,8 @@ pub enum Event {
     AppStart { app: u32 },
     /// An application's periodic action (CBR packets, bulk refills).
     AppTick { app: u32 },
+    /// The first packet held by node `node`'s processing delay is due.
+    NodeRelease { node: u32 },
     /// Fixed-interval trace sampling.
     Sample,
     /// The run's stop time.

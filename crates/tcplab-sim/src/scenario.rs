@@ -33,12 +33,25 @@ pub struct RunCfg {
 pub enum NodeKind {
     Host,
     Router,
+    /// A store-and-forward switch: forwards like a router (each port's output queue is its link
+    /// direction's), named apart for what a campus network calls it.
+    Switch,
+}
+
+impl NodeKind {
+    /// Whether the node forwards packets not addressed to it.
+    pub fn forwards(self) -> bool {
+        matches!(self, NodeKind::Router | NodeKind::Switch)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeCfg {
     pub name: String,
     pub kind: NodeKind,
+    /// Latency added to every packet the node forwards (a pure delay: packets do not wait for
+    /// one another, and their order is kept).
+    pub processing_delay: Dur,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1347,15 +1360,31 @@ impl Scenario {
             let kind = match get_str(m, &p, "kind")?.as_deref() {
                 None | Some("host") => NodeKind::Host,
                 Some("router") => NodeKind::Router,
+                Some("switch") => NodeKind::Switch,
                 Some(o) => {
                     return Err(SimError::invalid(
                         join(&p, "kind"),
                         format!("{o:?}"),
-                        "\"host\" or \"router\"",
+                        "\"host\", \"router\" or \"switch\"",
                     ))
                 }
             };
-            nodes.push(NodeCfg { name, kind });
+            let processing_delay = get_dur(m, &p, "processing_delay")?.unwrap_or(Dur::ZERO);
+            if processing_delay > Dur::ZERO && !kind.forwards() {
+                return Err(SimError::invalid(
+                    join(&p, "processing_delay"),
+                    format!(
+                        "{:?} on a host",
+                        m["processing_delay"].as_str().unwrap_or("")
+                    ),
+                    "a router or switch (hosts do not forward)",
+                ));
+            }
+            nodes.push(NodeCfg {
+                name,
+                kind,
+                processing_delay,
+            });
         }
         if nodes.len() < 2 {
             return Err(SimError::invalid(

@@ -121,7 +121,8 @@ pub const FIELDS: &[Field] = &[
     f("tcp", "rto_keeps_recovery_ssthresh", "", "bool", "", "profile", BOOL, "A timeout during recovery keeps the ssthresh recovery set (Linux).", "true"),
     // -- [[nodes]]
     f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
-    f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router", "A host runs applications; a router forwards.", "\"router\""),
+    f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router, switch", "A host runs applications; a router or a switch forwards (store-and-forward, each port's output queue being its link direction's).", "\"switch\""),
+    f("nodes[]", "processing_delay", "", "duration", "s", "\"0s\"", "a duration, on a router or switch", "Latency added to every packet the node forwards (a pure delay that keeps their order; OPNET's per-packet processing, a firewall's inspection).", "\"50us\""),
     // -- [[links]]
     f("links[]", "name", "", "string", "", "\"<a>-<b>\"", "a unique name", "The link's name; --set and the results address it by name.", "\"wan\""),
     f("links[]", "a", "", "string", "", "", "a node name", "The node at one end.", ""),
@@ -270,7 +271,7 @@ mod tests {
             "nodes[]" => sc["nodes"]
                 .as_array_mut()
                 .unwrap()
-                .push(json!({"name": "extra", key: value})),
+                .push(json!({"name": "extra", "kind": "router", key: value})),
             "links[]" => sc["links"][0][key] = value,
             "direction" => sc["links"][0]["ab"] = json!({ key: value }),
             "error" => {

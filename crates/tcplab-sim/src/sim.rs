@@ -1,6 +1,7 @@
 //! The simulated world: nodes with static routes, link directions, connections and
 //! applications, driven by one event queue.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{json, Value};
@@ -17,9 +18,15 @@ use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
 use crate::series::SeriesColumns;
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
-use crate::time::SimTime;
+use crate::time::{Dur, SimTime};
 use crate::topology::{Routes, NO_ROUTE};
 use crate::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
+
+/// A node's processing delay and the packets it holds, due in order.
+struct Held {
+    delay: Dur,
+    q: VecDeque<(SimTime, Packet)>,
+}
 
 struct AppRt {
     conn: u32,
@@ -66,6 +73,8 @@ pub struct Sim<'s> {
     dirs: Vec<LinkDir>,
     conns: Vec<[Endpoint; 2]>,
     apps: Vec<AppRt>,
+    /// Per node: the packets its processing delay holds, and that delay.
+    held: Vec<Held>,
     trace: Option<ConnTrace>,
     last_rows: Vec<Option<TraceRow>>,
     stop: SimTime,
@@ -199,6 +208,14 @@ impl<'s> Sim<'s> {
             last_rows: vec![None; conns.len()],
             conns,
             apps,
+            held: sc
+                .nodes
+                .iter()
+                .map(|n| Held {
+                    delay: n.processing_delay,
+                    q: VecDeque::new(),
+                })
+                .collect(),
             trace: out
                 .trace
                 .then(|| ConnTrace::with_cap(Cap::new(out.max_rows))),
@@ -246,6 +263,7 @@ impl<'s> Sim<'s> {
             }
             match ev {
                 Event::LinkDeliver { dir } => self.on_deliver(dir as usize),
+                Event::NodeRelease { node } => self.on_node_release(node as usize),
                 Event::Timer { .. } => {}
                 Event::AppStart { app } => self.start_app(app as usize),
                 Event::AppTick { app } => self.on_app_tick(app as usize),
@@ -297,9 +315,34 @@ impl<'s> Sim<'s> {
             let mut ctx = self.w.ctx();
             self.conns[conn][p.to_end as usize].on_segment(&p, &mut ctx);
             self.after(conn);
+        } else if let Some(held) = self
+            .held
+            .get_mut(node as usize)
+            .filter(|h| h.delay > Dur::ZERO)
+        {
+            let due = self.w.q.now() + held.delay;
+            if held.q.is_empty() {
+                self.w
+                    .q
+                    .schedule(due, Event::NodeRelease { node: node as u32 });
+            }
+            held.q.push_back((due, p));
         } else {
             self.forward(node, p);
         }
+    }
+
+    /// The head packet of a node's processing delay is due: forward it, and wait for the next.
+    fn on_node_release(&mut self, node: usize) {
+        let Some((_, p)) = self.held[node].q.pop_front() else {
+            return;
+        };
+        if let Some(&(due, _)) = self.held[node].q.front() {
+            self.w
+                .q
+                .schedule(due, Event::NodeRelease { node: node as u32 });
+        }
+        self.forward(node as u16, p);
     }
 
     fn forward(&mut self, node: u16, p: Packet) {

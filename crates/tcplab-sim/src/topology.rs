@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use crate::scenario::{NodeKind, Scenario};
+use crate::scenario::Scenario;
 
 pub const NO_ROUTE: u32 = u32::MAX;
 const FAR: u32 = u32::MAX;
@@ -57,11 +57,7 @@ impl Routes {
             adj[fill[l.b] as usize] = (l.a as u32, 2 * i as u32 + 1);
             fill[l.b] += 1;
         }
-        let router: Vec<bool> = sc
-            .nodes
-            .iter()
-            .map(|x| x.kind == NodeKind::Router)
-            .collect();
+        let router: Vec<bool> = sc.nodes.iter().map(|x| x.kind.forwards()).collect();
         let mut key: Vec<u32> = (0..n as u32).collect();
         let mut last_hop = vec![NO_ROUTE; n];
         for v in 0..n {
@@ -202,7 +198,7 @@ mod tests {
                     }
                     seen[v] = true;
                     route[v] = first;
-                    if sc.nodes[v].kind == NodeKind::Router {
+                    if sc.nodes[v].kind.forwards() {
                         for &(w, _) in &adj[v] {
                             if !seen[w] {
                                 frontier.push_back((w, first));

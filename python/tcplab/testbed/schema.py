@@ -148,6 +148,11 @@ def _ser(ip_len: int, hop: Mapping[str, Any]) -> float:
     return 8 * _wire_bytes(ip_len, hop["framing"]) / rate if rate else 0.0
 
 
+def _latency(hop: Mapping[str, Any]) -> float:
+    """A hop's propagation delay and its sending node's processing delay, in seconds."""
+    return float(hop["delay_s"]) + float(hop.get("processing_delay_s", 0.0))
+
+
 def _rate(hop: Mapping[str, Any]) -> float:
     r = hop.get("rate_bps") or 0
     return float(r) if r else math.inf
@@ -543,8 +548,9 @@ def plan(
         return max(0.0, sum(_ser(ip_len, h) for h in hops) - ref)
 
     x_data, x_ack = extra(data, data_ip), extra(ack, ack_ip)
-    d_s2c = sum(float(h["delay_s"]) for h in data) + x_data
-    d_c2s = sum(float(h["delay_s"]) for h in ack) + x_ack
+    # A router's processing delay is a pure delay: on the testbed it joins the path's latency.
+    d_s2c = sum(_latency(h) for h in data) + x_data
+    d_c2s = sum(_latency(h) for h in ack) + x_ack
     if len(data) > 1 or len(ack) > 1:
         notes.append(
             f"links: the data path has {len(data)} hops ({' -> '.join(_path_nodes(data))}), the "
@@ -603,8 +609,8 @@ def plan(
             raise TypeError(f"TestbedConfig has no field {k!r}")
         setattr(cfg, k, v)
     cfg.validate()
-    rtt = sum(float(h["delay_s"]) + _ser(data_ip, h) for h in data) + sum(
-        float(h["delay_s"]) + _ser(ack_ip, h) for h in ack
+    rtt = sum(_latency(h) + _ser(data_ip, h) for h in data) + sum(
+        _latency(h) + _ser(ack_ip, h) for h in ack
     )
     return TestbedPlan(
         config=cfg,
