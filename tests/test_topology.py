@@ -138,3 +138,55 @@ def test_bad_parameters_name_the_field_and_what_is_allowed(kwargs, field, fragme
         topology.dumbbell(**kwargs)
     assert field in e.value.field
     assert fragment in str(e.value)
+
+
+def test_a_campus_has_every_user_run_every_application_against_its_server():
+    sc = topology.campus(
+        4, stop_time="120s", start_spread="40s", ftp_size="2MB", database={"count": 5}
+    )
+    d = sc.to_dict()
+    kinds = {n["name"]: n.get("kind", "host") for n in d["nodes"]}
+    assert kinds["switch"] == "switch" and kinds["firewall"] == "router"
+    assert {n["name"]: n.get("processing_delay") for n in d["nodes"]}["firewall"] == "50us"
+    res = tcplab.run(sc)
+    apps = {a["name"]: a for a in res.summary["apps"]}
+    assert sorted(apps) == sorted(f"{k}_{i}" for k in ("http", "db", "ftp") for i in range(4))
+    # Users start evenly spread over 40 s.
+    assert [apps[f"ftp_{i}"]["start_s"] for i in range(4)] == [0.0, 10.0, 20.0, 30.0]
+    assert all(apps[f"ftp_{i}"]["completed"] for i in range(4))
+    assert all(apps[f"db_{i}"]["transactions"]["completed"] == 5 for i in range(4))
+    # Every answer crossed the firewall and the uplink to the switch.
+    links = {lk["name"]: lk for lk in res.summary["links"]}
+    answers = sum(a["bytes_received"] for a in apps.values())
+    assert links["uplink"]["ab"]["bytes_on_wire"] > answers
+    assert "link_series" in res.traces and "transactions" in res.traces
+
+
+def test_the_checked_in_campus_is_what_the_builder_makes():
+    built = topology.campus(
+        10,
+        stop_time="600s",
+        start_spread="60s",
+        http={"think_time": {"dist": "exponential", "mean": "30s"}},
+        database={"interval": {"dist": "exponential", "mean": "12s"}},
+        ftp_size="20MB",
+        congestion_control="reno",
+    )
+    assert tcplab.Scenario.from_toml(ROOT / "examples" / "campus.toml") == built
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "fragment"),
+    [
+        ({"apps": ["http", "voip"]}, "apps", "http, database, ftp"),
+        ({"apps": []}, "apps", "one or more"),
+        ({"start_spread": "later"}, "start_spread", "duration"),
+        ({"http": 5}, "http", "a table"),
+        ({"http": {"think": "1s"}}, "apps.http_0.think", "think_time"),
+    ],
+)
+def test_bad_campus_parameters_are_refused_by_name(kwargs, field, fragment):
+    with pytest.raises(tcplab.errors.ScenarioError) as e:
+        topology.campus(2, **kwargs)
+    assert e.value.field == field
+    assert fragment in str(e.value)

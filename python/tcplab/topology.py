@@ -274,3 +274,133 @@ def star(
         "output": {"trace": trace},
     }
     return _finish(data, error, "uplink", overrides)
+
+
+#: The applications a campus user can run, and the server each talks to.
+_CAMPUS_SERVERS = {"http": "http_server", "database": "db_server", "ftp": "ftp_server"}
+
+
+def campus(
+    users: int = 10,
+    *,
+    apps: Sequence[str] = ("http", "database", "ftp"),
+    access_rate: str = "100Mbps",
+    access_delay: str = "10us",
+    core_rate: str = "100Mbps",
+    core_delay: str = "1ms",
+    server_rate: str = "100Mbps",
+    queue: str = "100p",
+    firewall_delay: str = "50us",
+    start_spread: str = "0s",
+    http: Mapping[str, Any] | None = None,
+    database: Mapping[str, Any] | None = None,
+    ftp_size: str = "5MB",
+    congestion_control: str | None = None,
+    loss_recovery: str | None = None,
+    profile: str = "rfc",
+    stop_time: str = "1800s",
+    name: str = "campus",
+    seed: int = 1,
+    trace: bool = False,
+    link_series: str | None = "1s",
+    overrides: Mapping[str, Any] | None = None,
+) -> Scenario:
+    """A campus as seed 004 draws it: workstations `node_0..` on a `switch` (links `node_<i>`),
+    the switch to `router_main` (`uplink`), `router_main` through a `firewall` (a router with a
+    processing delay) to `router_hq` (links `main_fw`, `fw_hq`), and behind `router_hq` the
+    `http_server`, `db_server` and `ftp_server` (links `http`, `db`, `ftp`; direction ab carries
+    the servers' answers). Every user runs each of `apps` against its server: `http_<i>`,
+    `db_<i>`, `ftp_<i>`, user `i` starting `i x start_spread / users` into the run.
+
+    :param users: the number of workstations, 1 to 10000.
+    :param apps: which of "http", "database", "ftp" each user runs.
+    :param access_rate: the workstations' links to the switch (seed 004: "100T").
+    :param access_delay: their one-way delay.
+    :param core_rate: the uplink and the links through the firewall.
+    :param core_delay: the one-way delay of each of those three links.
+    :param server_rate: the servers' links to `router_hq`.
+    :param queue: every link's drop-tail limit.
+    :param firewall_delay: the firewall's processing delay per packet.
+    :param start_spread: users start evenly spread over this time.
+    :param http: settings of every `http` application (as its scenario fields: `think_time`,
+        `objects`, ...); None: the format's defaults.
+    :param database: settings of every `database` application likewise.
+    :param ftp_size: the file each `ftp` application downloads.
+    :param congestion_control: every connection's congestion control; None keeps the
+        profile's.
+    :param loss_recovery: every connection's loss recovery likewise.
+    :param link_series: `output.link_series` (statistics per interval of every link); None: off.
+    :param profile, stop_time, name, seed, trace, overrides: as in `dumbbell`.
+    """
+    users = _count("users", users)
+    apps = list(apps) if not isinstance(apps, str) else [apps]
+    bad = [a for a in apps if a not in _CAMPUS_SERVERS]
+    if bad or not apps:
+        raise _invalid("apps", apps, "", "one or more of " + ", ".join(_CAMPUS_SERVERS))
+    for field, table in (("http", http), ("database", database)):
+        if table is not None and not isinstance(table, Mapping):
+            raise _invalid(field, table, "", "a table of the application's fields")
+    nodes: list[dict[str, Any]] = [{"name": f"node_{i}", "kind": "host"} for i in range(users)]
+    nodes += [
+        {"name": "switch", "kind": "switch"},
+        {"name": "router_main", "kind": "router"},
+        {"name": "firewall", "kind": "router", "processing_delay": firewall_delay},
+        {"name": "router_hq", "kind": "router"},
+    ]
+    servers = [_CAMPUS_SERVERS[a] for a in dict.fromkeys(apps)]
+    nodes += [{"name": s, "kind": "host"} for s in servers]
+
+    def link(name: str, a: str, b: str, rate: str, delay: str) -> dict[str, Any]:
+        return {"name": name, "a": a, "b": b, "rate": rate, "delay": delay, "queue": queue}
+
+    links = [
+        link(f"node_{i}", "switch", f"node_{i}", access_rate, access_delay) for i in range(users)
+    ]
+    links += [
+        link("uplink", "router_main", "switch", core_rate, core_delay),
+        link("main_fw", "firewall", "router_main", core_rate, core_delay),
+        link("fw_hq", "router_hq", "firewall", core_rate, core_delay),
+    ]
+    short = {"http_server": "http", "db_server": "db", "ftp_server": "ftp"}
+    links += [link(short[s], s, "router_hq", server_rate, access_delay) for s in servers]
+    tcp = _tcp(congestion_control, loss_recovery)
+    spread_s = _seconds("start_spread", start_spread)
+    app_list: list[dict[str, Any]] = []
+    for i in range(users):
+        start = f"{round(spread_s * 1e9) * i // users}ns"
+        for a in apps:
+            app: dict[str, Any] = {
+                "name": f"{'db' if a == 'database' else a}_{i}",
+                "kind": a,
+                "client": f"node_{i}",
+                "server": _CAMPUS_SERVERS[a],
+                "start": start,
+            }
+            if a == "ftp":
+                app["size"] = ftp_size
+            extra = http if a == "http" else database if a == "database" else None
+            app.update(dict(extra or {}))
+            if tcp:
+                app["tcp"] = dict(tcp)
+            app_list.append(app)
+    output: dict[str, Any] = {"trace": trace}
+    if link_series is not None:
+        output["link_series"] = link_series
+    data = {
+        "run": {"name": name, "seed": seed, "stop_time": stop_time},
+        "tcp": {"profile": profile},
+        "nodes": nodes,
+        "links": links,
+        "apps": app_list,
+        "output": output,
+    }
+    return _finish(data, None, "uplink", overrides)
+
+
+def _seconds(field: str, text: Any) -> float:
+    from tcplab.models.units import parse_duration
+
+    try:
+        return parse_duration(text)
+    except (TypeError, ValueError):
+        raise _invalid(field, text, "", 'a duration with its unit, such as "60s"') from None
