@@ -117,7 +117,7 @@ def test_stop_ends_the_transactions_and_closes_the_connection():
 @pytest.mark.parametrize(
     ("app", "err", "field", "fragment"),
     [
-        ({"kind": "web"}, InvalidValueError, "apps[0].kind", '"database" or "http"'),
+        ({"kind": "web"}, InvalidValueError, "apps[0].kind", '"http" or "udp"'),
         ({"kind": "http", "size": "1MB"}, UnknownFieldError, "apps[0].size", "think_time"),
         ({"kind": "http", "think_time": {"dist": "normal", "mean": "1s"}}, InvalidValueError,
          "apps[0].think_time.dist", "exponential"),

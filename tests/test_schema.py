@@ -59,7 +59,9 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
                        "interval": {"dist": dist, **need, **bad}}]  # fmt: skip
     elif section == "apps[]":
         kind = when.split("=")[1] if when else "ftp"
-        extra = {"cbr": {"packet_size": 100, "interval": "1s"}, "bulk": {}}.get(kind, {})
+        extra = {"cbr": {"packet_size": 100, "interval": "1s"}, "udp": {"rate": "1Mbps"}}.get(
+            kind, {}
+        )
         app = {"name": "x", "kind": kind, "client": "c", "server": "s", **extra, **bad}
         if kind == "ftp":
             app["size"] = "1kB"

@@ -105,7 +105,7 @@ fn unit_text(unit: Unit) -> &'static str {
 }
 
 /// One number of a distribution: a duration, a size or a count as `unit` says.
-fn value(v: &Value, path: &str, unit: Unit) -> SimResult<f64> {
+pub(crate) fn value(v: &Value, path: &str, unit: Unit) -> SimResult<f64> {
     let x = match (unit, v) {
         (Unit::Seconds, Value::String(s)) => parse_duration(path, s)?.as_secs_f64(),
         (Unit::Bytes, Value::String(s)) => parse_size(path, s)? as f64,

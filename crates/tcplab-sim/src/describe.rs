@@ -87,7 +87,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
     for (i, a) in sc.apps.iter().enumerate() {
         let (snd, rcv) = match a.kind {
             AppKind::Ftp { .. } | AppKind::Txn(_) => (a.server, a.client),
-            AppKind::Bulk { .. } | AppKind::Cbr { .. } => (a.client, a.server),
+            AppKind::Bulk { .. } | AppKind::Cbr { .. } | AppKind::Udp(_) => (a.client, a.server),
         };
         let no_path = || {
             SimError::Topology(format!(
@@ -111,6 +111,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "stop_s": stop.map(|d| d.as_secs_f64()),
             }),
             AppKind::Txn(cfg) => cfg.to_json(),
+            AppKind::Udp(cfg) => cfg.to_json(),
         };
         let t = &a.tcp;
         // Every parameter of the two plug-ins, defaults filled in (durations in seconds, `_s`).

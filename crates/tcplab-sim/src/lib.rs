@@ -25,6 +25,7 @@ pub mod tcp;
 pub mod time;
 pub mod topology;
 pub mod trace;
+pub mod udp;
 pub mod units;
 
 pub use error::{SimError, SimResult};

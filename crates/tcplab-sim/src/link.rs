@@ -331,7 +331,7 @@ impl LinkDir {
         self.stats.frames_sent += 1;
         self.stats.bytes_on_wire += wire as u64;
         self.stats.busy_ns += tx.0;
-        let tcp = if pkt.seq_len() > 0 {
+        let tcp = if pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP) {
             Some((pkt.seq, pkt.tx_count))
         } else {
             None

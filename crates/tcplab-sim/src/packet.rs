@@ -6,6 +6,11 @@ pub const SYN: u8 = 0x02;
 pub const FIN: u8 = 0x01;
 pub const ACK: u8 = 0x10;
 pub const RST: u8 = 0x04;
+/// Not a TCP flag: marks a UDP datagram (`seq` numbers the datagrams, `ts_val` carries its
+/// send time in nanoseconds).
+pub const UDP: u8 = 0x80;
+/// UDP header (RFC 768).
+pub const UDP_HEADER: u32 = 8;
 
 /// IPv4 header without options (RFC 791).
 pub const IP_HEADER: u32 = 20;
@@ -90,6 +95,9 @@ impl Packet {
     /// Bytes of the IP packet (IP + TCP headers, options, payload).
     #[inline]
     pub fn ip_bytes(&self) -> u32 {
+        if self.flags & UDP != 0 {
+            return IP_HEADER + UDP_HEADER + self.len;
+        }
         IP_HEADER + TCP_HEADER + self.opt_len + self.len
     }
     #[inline]

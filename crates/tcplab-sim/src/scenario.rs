@@ -20,6 +20,7 @@ use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::{LossBase, RtoRestart, SynLoss, TcpConfig};
 use crate::time::Dur;
+use crate::udp::{self, UdpCfg};
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +92,8 @@ pub enum AppKind {
     },
     /// Transactions over one persistent connection: `database` or `http` (see [`crate::apps`]).
     Txn(TxnCfg),
+    /// UDP datagrams from client to server, constant or on-off (see [`crate::udp`]).
+    Udp(UdpCfg),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1103,7 +1106,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
     }
 }
 
-const APP_KINDS: &str = "\"ftp\", \"bulk\", \"cbr\", \"database\" or \"http\"";
+const APP_KINDS: &str = "\"ftp\", \"bulk\", \"cbr\", \"database\", \"http\" or \"udp\"";
 
 // ---------------------------------------------------------------------------- links
 
@@ -1600,6 +1603,16 @@ impl Scenario {
                     }
                 }
                 "database" | "http" => AppKind::Txn(apps::parse(m, &p, &kind_s)?),
+                "udp" => {
+                    if m.contains_key("tcp") {
+                        return Err(SimError::invalid(
+                            join(&p, "tcp"),
+                            "a table",
+                            "no tcp settings: a udp application has no TCP connection",
+                        ));
+                    }
+                    AppKind::Udp(udp::parse(m, &p)?)
+                }
                 other => {
                     return Err(SimError::invalid(
                         join(&p, "kind"),

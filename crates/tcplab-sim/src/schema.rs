@@ -163,7 +163,7 @@ pub const FIELDS: &[Field] = &[
     f("error.segments[]", "tx", "", "integer", "", "1", "1 to 1000", "Which transmission of it to drop.", "2"),
     // -- [[apps]]
     f("apps[]", "name", "", "string", "", "\"app<index>\"", "a unique name", "The application's name; --set and the results address it by name.", "\"dl\""),
-    f("apps[]", "kind", "", "choice", "", "", "ftp, bulk, cbr, database, http", "ftp: the client requests a file the server sends; bulk: the client sends; cbr: the client writes at a constant rate; database: queries and responses over one connection; http: pages of objects over one persistent connection (HTTP/1.1, no pipelining).", "\"ftp\""),
+    f("apps[]", "kind", "", "choice", "", "", "ftp, bulk, cbr, database, http, udp", "ftp: the client requests a file the server sends; bulk: the client sends; cbr: the client writes at a constant rate; database: queries and responses over one connection; http: pages of objects over one persistent connection (HTTP/1.1, no pipelining); udp: datagrams from client to server, constant or on-off.", "\"ftp\""),
     f("apps[]", "client", "", "string", "", "", "a host", "The host that opens the connection.", ""),
     f("apps[]", "server", "", "string", "", "", "a host other than the client", "The host that accepts it.", ""),
     f("apps[]", "start", "", "duration", "s", "\"0s\"", DUR, "When the application starts.", "\"1s\""),
@@ -186,6 +186,11 @@ pub const FIELDS: &[Field] = &[
     f("apps[]", "think_time", "kind=http", "distribution", "s", "{ dist = \"exponential\", mean = \"60s\" }", DIST_DUR, "From a page's last object to the next page's request (OPNET: page interarrival time).", "{ dist = \"exponential\", mean = \"30s\" }"),
     f("apps[]", "count", "kind=http", "integer", "", "until stop", "a whole number from 1", "The most pages to fetch.", "10"),
     f("apps[]", "stop", "kind=http", "duration", "s", "until the stop time", DUR, "No page starts later than this after the application's start; the connection closes when the last has arrived.", "\"30min\""),
+    f("apps[]", "rate", "kind=udp", "rate", "bit/s", "", RATE, "The sending rate while on: a datagram every packet_size x 8 / rate seconds.", "\"2Mbps\""),
+    f("apps[]", "packet_size", "kind=udp", "size", "bytes", "1000", "1 B to 65507 B", "Each datagram's payload (plus 8 B UDP and 20 B IP headers).", "\"1200B\""),
+    f("apps[]", "on_time", "kind=udp", "distribution", "s", "always on", DIST_DUR, "Length of each on period (with off_time: an on-off source, as ns-3's OnOffApplication).", "{ dist = \"exponential\", mean = \"1s\" }"),
+    f("apps[]", "off_time", "kind=udp", "distribution", "s", "always on", DIST_DUR, "Length of each off period.", "{ dist = \"exponential\", mean = \"1s\" }"),
+    f("apps[]", "stop", "kind=udp", "duration", "s", "until the stop time", DUR, "How long after its start the source sends.", "\"60s\""),
     // -- distributions (of an application's sizes and times)
     f("distribution", "dist", "", "choice", "", "", "constant, exponential, uniform, lognormal, pareto", "The distribution; a plain value (\"30s\", \"10KB\", 5) is a constant.", "\"exponential\""),
     f("distribution", "value", "dist=constant", "value", "", "", "a duration, size or count as the field takes", "The value.", "\"1s\""),
@@ -306,6 +311,18 @@ mod tests {
                     Some(k @ ("database" | "http")) => {
                         app["kind"] = json!(k);
                         app.as_object_mut().unwrap().remove("size");
+                    }
+                    Some("udp") => {
+                        app["kind"] = json!("udp");
+                        app.as_object_mut().unwrap().remove("size");
+                        if key != "rate" {
+                            app["rate"] = json!("1Mbps");
+                        }
+                        if key == "on_time" {
+                            app["off_time"] = json!("1s");
+                        } else if key == "off_time" {
+                            app["on_time"] = json!("1s");
+                        }
                     }
                     _ => {}
                 }

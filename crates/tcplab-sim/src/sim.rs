@@ -13,7 +13,7 @@ use crate::error::{SimError, SimResult};
 use crate::link::{LinkDir, Offer};
 use crate::loss::ErrorModel;
 use crate::output::{Column, SimOutput, Table};
-use crate::packet::Packet;
+use crate::packet::{Packet, UDP};
 use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
 use crate::series::SeriesColumns;
@@ -21,6 +21,7 @@ use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::{Dur, SimTime};
 use crate::topology::{Routes, NO_ROUTE};
 use crate::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
+use crate::udp::{Tick, UdpRt};
 
 /// A node's processing delay and the packets it holds, due in order.
 struct Held {
@@ -42,6 +43,8 @@ struct AppRt {
     max_backlog: u64,
     /// The transactions of a `database` or `http` application.
     txn: Option<Box<TxnRt>>,
+    /// The datagrams of a `udp` application (its connection's endpoints stay unused).
+    udp: Option<Box<UdpRt>>,
 }
 
 /// What endpoints borrow while they run: the clock and queue, their output, and the logs.
@@ -173,8 +176,10 @@ impl<'s> Sim<'s> {
             conns.push([mk(0, a.client, a.server)?, server]);
             let sender = match a.kind {
                 AppKind::Ftp { .. } | AppKind::Txn(_) => 1,
-                AppKind::Bulk { .. } | AppKind::Cbr { .. } => 0,
+                AppKind::Bulk { .. } | AppKind::Cbr { .. } | AppKind::Udp(_) => 0,
             };
+            let udp = matches!(a.kind, AppKind::Udp(_))
+                .then(|| Box::new(UdpRt::new(stream(seed, &format!("app:{}", a.name)))));
             let txn = matches!(a.kind, AppKind::Txn(_))
                 .then(|| Box::new(TxnRt::new(stream(seed, &format!("app:{}", a.name)))));
             apps.push(AppRt {
@@ -187,6 +192,7 @@ impl<'s> Sim<'s> {
                 offered: 0,
                 max_backlog: 0,
                 txn,
+                udp,
             });
         }
         let out = &sc.output;
@@ -310,7 +316,12 @@ impl<'s> Sim<'s> {
     }
 
     fn arrive(&mut self, node: u16, p: Packet) {
-        if node == p.dst {
+        if node == p.dst && p.is(UDP) {
+            let now = self.now();
+            if let Some(u) = self.apps[p.conn as usize].udp.as_deref_mut() {
+                u.arrived(SimTime(p.ts_val), now);
+            }
+        } else if node == p.dst {
             let conn = p.conn as usize;
             let mut ctx = self.w.ctx();
             self.conns[conn][p.to_end as usize].on_segment(&p, &mut ctx);
@@ -395,6 +406,11 @@ impl<'s> Sim<'s> {
         let mut ctx = self.w.ctx();
         let client = &mut self.conns[conn][0];
         match a.kind {
+            AppKind::Udp(_) => {
+                // No connection: the source's ticks send datagrams straight to the network.
+                ctx.q.schedule(now, Event::AppTick { app: app as u32 });
+                return;
+            }
             AppKind::Ftp { request_size, .. } => {
                 client.app_write(Some(request_size), &mut ctx);
             }
@@ -453,10 +469,53 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// A UDP source's tick: send a datagram (or wait out an off period), and plan the next.
+    fn udp_tick(&mut self, app: usize) {
+        let AppKind::Udp(cfg) = &self.sc.apps[app].kind else {
+            return;
+        };
+        let now = self.now();
+        let rt = &mut self.apps[app];
+        let started = rt.started.unwrap_or(SimTime::ZERO);
+        let Some(udp) = rt.udp.as_deref_mut() else {
+            return;
+        };
+        let seq = udp.sent;
+        let next = match udp.tick(cfg, started, now) {
+            Tick::Done => {
+                // It stopped at its stop time, even if an off period hid that until now.
+                rt.done_at = cfg.stop.map(|d| (started + d).min(now));
+                return;
+            }
+            Tick::Wait(t) => t,
+            Tick::Send(t) => {
+                let a = &self.sc.apps[app];
+                self.w.uid += 1;
+                let p = Packet {
+                    uid: self.w.uid,
+                    conn: rt.conn,
+                    to_end: 1,
+                    src: a.client as u16,
+                    dst: a.server as u16,
+                    flags: UDP,
+                    seq,
+                    len: cfg.packet_size as u32,
+                    ts_val: now.0,
+                    ..Packet::default()
+                };
+                self.forward(p.src, p);
+                t
+            }
+        };
+        self.w.q.schedule(next, Event::AppTick { app: app as u32 });
+    }
+
     /// A CBR application writes one packet, and schedules the next write.
     fn on_app_tick(&mut self, app: usize) {
-        if matches!(self.sc.apps[app].kind, AppKind::Txn(_)) {
-            return self.txn_tick(app);
+        match self.sc.apps[app].kind {
+            AppKind::Txn(_) => return self.txn_tick(app),
+            AppKind::Udp(_) => return self.udp_tick(app),
+            _ => {}
         }
         let AppKind::Cbr {
             packet_size,
@@ -531,6 +590,7 @@ impl<'s> Sim<'s> {
                     server.app_close(&mut ctx);
                 }
             }
+            AppKind::Udp(_) => {} // no connection: its datagrams bypass the endpoints
             AppKind::Txn(cfg) => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true; // the server's side of the close
@@ -606,12 +666,15 @@ impl<'s> Sim<'s> {
 
     fn on_sample(&mut self) {
         for c in 0..self.conns.len() {
-            self.record(c, true);
+            if self.apps[c].udp.is_none() {
+                self.record(c, true);
+            }
         }
         let active = self
             .conns
             .iter()
-            .any(|[a, b]| !(a.is_closed() && b.is_closed()));
+            .zip(&self.apps)
+            .any(|([a, b], rt)| rt.udp.is_none() && !(a.is_closed() && b.is_closed()));
         if active {
             if let Some(iv) = self.sc.output.trace_interval {
                 let at = self.now() + iv;
@@ -660,6 +723,7 @@ impl<'s> Sim<'s> {
             .conns
             .iter()
             .enumerate()
+            .filter(|&(i, _)| self.apps[i].udp.is_none()) // a udp application has no connection
             .map(|(i, [c, s])| {
                 let a = &self.sc.apps[i];
                 let mut v = json!({
@@ -716,6 +780,7 @@ impl<'s> Sim<'s> {
                     AppKind::Ftp { size, .. } => ("ftp", Some(size)),
                     AppKind::Bulk { size } => ("bulk", size),
                     AppKind::Cbr { .. } => ("cbr", None),
+                    AppKind::Udp(_) => ("udp", None),
                     AppKind::Txn(ref c) => (c.name(), None),
                 };
                 let start = rt.started.map(|t| t.as_secs_f64());
@@ -724,6 +789,25 @@ impl<'s> Sim<'s> {
                     _ => None,
                 };
                 let recv = &self.conns[rt.conn as usize][1 - rt.sender as usize];
+                if let (AppKind::Udp(cfg), Some(u)) = (&a.kind, rt.udp.as_deref()) {
+                    let got = u.received * cfg.packet_size;
+                    let span = rt.started.map(|s| end.since(s).as_secs_f64().max(1e-12));
+                    return json!({
+                        "name": a.name,
+                        "kind": "udp",
+                        "bytes": null,
+                        "bytes_received": got,
+                        "start_s": start,
+                        "end_s": rt.done_at.map(|t| t.as_secs_f64()),
+                        "completed": rt.done_at.is_some(),
+                        "response_time_s": null,
+                        "throughput_Bps": span.map(|s| got as f64 / s),
+                        "offered_bytes": u.sent * cfg.packet_size,
+                        "max_backlog_bytes": null,
+                        "transactions": null,
+                        "datagrams": u.summary(cfg),
+                    });
+                }
                 let goodput = match (rt.started, resp) {
                     (_, Some(r)) => bytes.map(|b| b as f64 / r),
                     (Some(s), None) => {
@@ -744,6 +828,7 @@ impl<'s> Sim<'s> {
                     "offered_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.offered),
                     "max_backlog_bytes": matches!(a.kind, AppKind::Cbr { .. }).then_some(rt.max_backlog),
                     "transactions": rt.txn.as_ref().map(|t| t.summary()),
+                    "datagrams": null,
                 })
             })
             .collect();

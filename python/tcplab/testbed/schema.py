@@ -937,6 +937,7 @@ def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Res
                 "offered_bytes": None,
                 "max_backlog_bytes": None,
                 "transactions": None,
+                "datagrams": None,
             }
         ],
         "connections": [
