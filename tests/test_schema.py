@@ -50,6 +50,9 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
         sc["links"][0]["ab"] = {"aqm": {"kind": kind, **bad}}
     elif section == "error.segments[]":
         sc["links"][0]["ab"] = {"error": {"model": "list", "segments": [{"seq": 1, **bad}]}}
+    elif section == "profiles[]":
+        sc["profiles"] = [{"name": "p", "hosts": ["c"], "server": "s",
+                           "apps": [{"kind": "ftp", "size": "1kB"}], **bad}]  # fmt: skip
     elif section == "distribution":
         dist = when.split("=")[1] if when else "constant"
         need = {"constant": {"value": "1s"}, "exponential": {"mean": "1s"},

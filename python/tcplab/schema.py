@@ -28,6 +28,7 @@ SECTIONS: dict[str, str] = {
     "error": "`error = { model = ..., ... }` of a link or one direction",
     "error.segments[]": "each element of a `list` error model's `segments`",
     "apps[]": "each `[[apps]]`",
+    "profiles[]": "each `[[profiles]]`",
     "distribution": (
         "a size or time of a `database` or `http` application: a plain value is a constant, "
         'a table such as `{ dist = "exponential", mean = "30s" }` a distribution'

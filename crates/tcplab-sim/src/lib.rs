@@ -16,6 +16,7 @@ pub mod link;
 pub mod loss;
 pub mod output;
 pub mod packet;
+pub mod profiles;
 pub mod rng;
 pub mod scenario;
 pub mod schema;

@@ -13,6 +13,7 @@ use crate::aqm::{AqmCfg, RedCfg};
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
+use crate::profiles;
 use crate::schema;
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::params::{self, ParamValue, Params};
@@ -1305,6 +1306,18 @@ impl Scenario {
     }
 
     pub fn set_seed(&mut self, seed: u64) {
+        self.write_seed(seed);
+        // Profiles draw their hosts' start times from the seed: expand them again. (The same
+        // text parsed before, so only the draws change and it cannot fail.)
+        if self.raw.get("profiles").is_some() {
+            if let Ok(again) = Scenario::from_value(self.raw.clone()) {
+                *self = again;
+            }
+        }
+    }
+
+    /// The seed in the parsed settings and in the text kept for `to_json`.
+    fn write_seed(&mut self, seed: u64) {
         self.run.seed = seed;
         if let Some(r) = self.raw.as_object_mut() {
             let run = r.entry("run").or_insert_with(|| json!({}));
@@ -1500,16 +1513,29 @@ impl Scenario {
 
         // [[apps]]
         let mut apps = Vec::new();
-        let av = root.get("apps").ok_or_else(|| SimError::MissingField {
-            field: "apps".into(),
-            allowed: format!("a list of [[apps]] (kind = {APP_KINDS})"),
-        })?;
+        let generated = profiles::expand(root, run.seed)?;
+        let empty_list = Value::Array(Vec::new());
+        let av = match root.get("apps") {
+            Some(v) => v,
+            None if !generated.is_empty() => &empty_list,
+            None => {
+                return Err(SimError::MissingField {
+                    field: "apps".into(),
+                    allowed: format!("a list of [[apps]] (kind = {APP_KINDS}), or [[profiles]]"),
+                })
+            }
+        };
         let aarr = av
             .as_array()
             .ok_or_else(|| SimError::invalid("apps", av, "a list of [[apps]] tables"))?;
-        let mut app_names: HashSet<String> = HashSet::with_capacity(aarr.len());
-        for (i, a) in aarr.iter().enumerate() {
-            let p = format!("apps[{i}]");
+        let entries: Vec<(String, &Value)> = aarr
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("apps[{i}]"), a))
+            .chain(generated.iter().map(|(p, a)| (p.clone(), a)))
+            .collect();
+        let mut app_names: HashSet<String> = HashSet::with_capacity(entries.len());
+        for (i, (p, a)) in entries.into_iter().enumerate() {
             let m = table(a, &p)?;
             keys_ok(m, &p, &schema::keys("apps[]", None))?;
             let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", APP_KINDS)?;
@@ -1692,7 +1718,7 @@ impl Scenario {
             raw: v,
         };
         let seed = sc.run.seed;
-        sc.set_seed(seed);
+        sc.write_seed(seed);
         Ok(sc)
     }
 }

@@ -71,6 +71,7 @@ pub const FIELDS: &[Field] = &[
     f("", "nodes", "", "list", "", "", "[[nodes]]", "The hosts and routers.", ""),
     f("", "links", "", "list", "", "", "[[links]]", "Point-to-point links between two nodes.", ""),
     f("", "apps", "", "list", "", "", "[[apps]]", "The applications, one TCP connection each.", ""),
+    f("", "profiles", "", "list", "", "[]", "[[profiles]]", "Groups of hosts that each run a set of applications, expanded into [[apps]].", ""),
     f("", "output", "", "table", "", "", "[output]", "Which tables the run keeps besides the summary.", "{}"),
     // -- [run]
     f("run", "name", "", "string", "", "\"scenario\"", "any text", "A label carried into the summary.", "\"demo\""),
@@ -191,6 +192,14 @@ pub const FIELDS: &[Field] = &[
     f("apps[]", "on_time", "kind=udp", "distribution", "s", "always on", DIST_DUR, "Length of each on period (with off_time: an on-off source, as ns-3's OnOffApplication).", "{ dist = \"exponential\", mean = \"1s\" }"),
     f("apps[]", "off_time", "kind=udp", "distribution", "s", "always on", DIST_DUR, "Length of each off period.", "{ dist = \"exponential\", mean = \"1s\" }"),
     f("apps[]", "stop", "kind=udp", "duration", "s", "until the stop time", DUR, "How long after its start the source sends.", "\"60s\""),
+    // -- [[profiles]]
+    f("profiles[]", "name", "", "string", "", "", "a name", "The profile's name; its applications are named <profile>:<app>:<host>:<repetition>.", "\"engineers\""),
+    f("profiles[]", "hosts", "", "list", "", "", "host names", "The hosts that run it, each as the client of every application.", "[\"c\"]"),
+    f("profiles[]", "server", "", "string", "", "each app's own", "a host", "The server of its applications that name none.", "\"s\""),
+    f("profiles[]", "start", "", "distribution", "s", "\"0s\"", DIST_DUR, "Each host's start, drawn per host (OPNET: start time offset).", "{ dist = \"uniform\", min = \"0s\", max = \"60s\" }"),
+    f("profiles[]", "repetitions", "", "integer", "", "1", "1 to 100000", "How many times each host runs the applications, each time with new connections.", "3"),
+    f("profiles[]", "inter_repetition", "", "distribution", "s", "required with repetitions > 1", DIST_DUR, "From one repetition's start to the next's (OPNET: inter-repetition time).", "\"1h\""),
+    f("profiles[]", "apps", "", "list", "", "", "[[apps]] without client", "The applications, as [[apps]] entries whose client is each host; their start is added to the host's.", "[{ kind = \"ftp\", size = \"1MB\" }]"),
     // -- distributions (of an application's sizes and times)
     f("distribution", "dist", "", "choice", "", "", "constant, exponential, uniform, lognormal, pareto", "The distribution; a plain value (\"30s\", \"10KB\", 5) is a constant.", "\"exponential\""),
     f("distribution", "value", "dist=constant", "value", "", "", "a duration, size or count as the field takes", "The value.", "\"1s\""),
@@ -327,6 +336,17 @@ mod tests {
                     _ => {}
                 }
                 app[key] = value;
+            }
+            "profiles[]" => {
+                let mut prof = json!({
+                    "name": "p",
+                    "hosts": ["c"],
+                    "server": "s",
+                    "inter_repetition": "1s",
+                    "apps": [{"kind": "ftp", "size": "1kB"}],
+                });
+                prof[key] = value;
+                sc["profiles"] = json!([prof]);
             }
             "distribution" => {
                 let mut d = match (key, variant) {

@@ -1,0 +1,146 @@
+//! Profiles (OPNET's Profile Configuration): a set of applications that a group of hosts each
+//! run, from a start time drawn per host, repeated a number of times.
+//!
+//! A profile is expanded into ordinary applications when the scenario is read: for each host and
+//! repetition, each of its applications becomes one `[[apps]]` entry named
+//! `<profile>:<app>:<host>:<repetition>`, with that host as its client, the profile's (or the
+//! application's) server, and its start at
+//! `start + (host's offset) + (the inter-repetition gaps before it) + (the application's start)`.
+//! Offsets and gaps are drawn from the profile's own stream (`profile:<name>`), host by host in
+//! the order listed, so the same seed gives the same expansion.
+
+use serde_json::{json, Map, Value};
+
+use crate::apps::{dist, Dist, Unit};
+use crate::error::{SimError, SimResult};
+use crate::rng::{stream, Rng};
+use crate::scenario::{get_str, get_uint, join, keys_ok, required, table};
+use crate::schema;
+
+fn hosts(m: &Map<String, Value>, path: &str) -> SimResult<Vec<String>> {
+    let p = join(path, "hosts");
+    let v = m.get("hosts").ok_or_else(|| SimError::MissingField {
+        field: p.clone(),
+        allowed: "a list of host names, e.g. [\"node_0\", \"node_1\"]".into(),
+    })?;
+    let arr = v
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| SimError::invalid(&p, v, "a non-empty list of host names"))?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, h)| {
+            h.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| SimError::invalid(format!("{p}[{i}]"), h, "a host name"))
+        })
+        .collect()
+}
+
+fn secs(d: &Dist, rng: &mut Rng) -> f64 {
+    d.sample(rng).max(0.0)
+}
+
+/// The applications the scenario's `[[profiles]]` expand to, each with the path its errors
+/// should name (`profiles[i].apps[j]`).
+pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Value)>> {
+    let Some(pv) = root.get("profiles") else {
+        return Ok(Vec::new());
+    };
+    let parr = pv
+        .as_array()
+        .ok_or_else(|| SimError::invalid("profiles", pv, "a list of [[profiles]] tables"))?;
+    let mut out = Vec::new();
+    for (i, pv) in parr.iter().enumerate() {
+        let path = format!("profiles[{i}]");
+        let m = table(pv, &path)?;
+        keys_ok(m, &path, &schema::keys("profiles[]", None))?;
+        let name = required(
+            get_str(m, &path, "name")?,
+            &path,
+            "name",
+            "the profile's name",
+        )?;
+        let hosts = hosts(m, &path)?;
+        let server = get_str(m, &path, "server")?;
+        let offset = match m.get("start") {
+            Some(v) => dist(v, &join(&path, "start"), Unit::Seconds)?,
+            None => Dist::Constant(0.0),
+        };
+        let reps = get_uint(m, &path, "repetitions", 1, 100_000)?.unwrap_or(1);
+        let gap = match m.get("inter_repetition") {
+            Some(v) => dist(v, &join(&path, "inter_repetition"), Unit::Seconds)?,
+            None if reps > 1 => {
+                return Err(SimError::MissingField {
+                    field: join(&path, "inter_repetition"),
+                    allowed: "the time between the starts of two repetitions, e.g. \"1h\" or \
+                              { dist = \"exponential\", mean = \"30min\" }"
+                        .into(),
+                })
+            }
+            None => Dist::Constant(0.0),
+        };
+        let av = m.get("apps").ok_or_else(|| SimError::MissingField {
+            field: join(&path, "apps"),
+            allowed: "a list of applications, as [[apps]] without client".into(),
+        })?;
+        let templates = av.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+            SimError::invalid(join(&path, "apps"), av, "a non-empty list of applications")
+        })?;
+        for (j, t) in templates.iter().enumerate() {
+            let tp = format!("{path}.apps[{j}]");
+            let tm = table(t, &tp)?;
+            if let Some(c) = tm.get("client") {
+                return Err(SimError::invalid(
+                    join(&tp, "client"),
+                    c,
+                    "no client: the profile's hosts are the clients",
+                ));
+            }
+            if server.is_none() && !tm.contains_key("server") {
+                return Err(SimError::MissingField {
+                    field: join(&tp, "server"),
+                    allowed: "a server, here or in the profile".into(),
+                });
+            }
+        }
+        let mut rng = stream(seed, &format!("profile:{name}"));
+        for host in &hosts {
+            let mut at = secs(&offset, &mut rng);
+            for rep in 1..=reps {
+                if rep > 1 {
+                    at += secs(&gap, &mut rng);
+                }
+                for (j, t) in templates.iter().enumerate() {
+                    let tm = t.as_object().expect("checked above");
+                    let label = get_str(tm, &format!("{path}.apps[{j}]"), "name")?
+                        .unwrap_or_else(|| format!("app{j}"));
+                    let mut app = tm.clone();
+                    let own = match tm.get("start") {
+                        Some(Value::String(s)) => {
+                            crate::units::parse_duration(&format!("{path}.apps[{j}].start"), s)?
+                                .as_secs_f64()
+                        }
+                        Some(v) => {
+                            return Err(SimError::invalid(
+                                format!("{path}.apps[{j}].start"),
+                                v,
+                                "a duration such as \"10s\"",
+                            ))
+                        }
+                        None => 0.0,
+                    };
+                    let ns = ((at + own) * 1e9).round() as u64;
+                    app.insert("name".into(), json!(format!("{name}:{label}:{host}:{rep}")));
+                    app.insert("client".into(), json!(host));
+                    if !tm.contains_key("server") {
+                        app.insert("server".into(), json!(server.clone()));
+                    }
+                    app.insert("start".into(), json!(format!("{ns}ns")));
+                    out.push((format!("{path}.apps[{j}]"), Value::Object(app)));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
