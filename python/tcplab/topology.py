@@ -67,24 +67,53 @@ def _tcp(cc: Any, lr: Any) -> dict[str, Any]:
     return out
 
 
-def _finish(
-    data: dict[str, Any], error: Mapping[str, Any] | None, link: str, overrides: Any
+def _scenario(
+    *,
+    name: str,
+    seed: int,
+    stop_time: str,
+    profile: str,
+    nodes: list[dict[str, Any]],
+    links: list[dict[str, Any]],
+    apps: list[dict[str, Any]],
+    output: dict[str, Any],
+    error: Mapping[str, Any] | None = None,
+    error_link: str = "",
+    overrides: Mapping[str, Any] | None = None,
 ) -> Scenario:
-    if not isinstance(data["output"]["trace"], bool):
-        raise _invalid("trace", data["output"]["trace"], "", "true or false")
+    """The built scenario, with `error` on `error_link`'s data direction and `overrides` applied
+    last, checked by the core."""
+    if not isinstance(output["trace"], bool):
+        raise _invalid("trace", output["trace"], "", "true or false")
     if error is not None:
         if not isinstance(error, Mapping):
             raise _invalid(
                 "error", error, "", 'an error model table, e.g. {"model": "per", "p": 0.01}'
             )
-        for lk in data["links"]:
-            if lk["name"] == link:
+        for lk in links:
+            if lk["name"] == error_link:
                 lk["ab"] = {"error": dict(error)}
+    data = {
+        "run": {"name": name, "seed": seed, "stop_time": stop_time},
+        "tcp": {"profile": profile},
+        "nodes": nodes,
+        "links": links,
+        "apps": apps,
+        "output": output,
+    }
     sc = Scenario.from_dict(data)
     if overrides:
         sc = sc.with_overrides(overrides)
     sc.describe()  # the core's validation: a bad rate, delay or model is refused here
     return sc
+
+
+def _with_tcp(app: dict[str, Any], cc: Any, lr: Any) -> dict[str, Any]:
+    """`app` with a tcp table for a per-flow congestion control or loss recovery, if any."""
+    tcp = _tcp(cc, lr)
+    if tcp:
+        app["tcp"] = tcp
+    return app
 
 
 def dumbbell(
@@ -178,19 +207,12 @@ def dumbbell(
         }
         if size is not None:
             app["size"] = size
-        tcp = _tcp(ccs[i - 1], lrs[i - 1])
-        if tcp:
-            app["tcp"] = tcp
-        apps.append(app)
-    data = {
-        "run": {"name": name, "seed": seed, "stop_time": stop_time},
-        "tcp": {"profile": profile},
-        "nodes": nodes,
-        "links": links,
-        "apps": apps,
-        "output": {"trace": trace},
-    }
-    return _finish(data, error, "bottleneck", overrides)
+        apps.append(_with_tcp(app, ccs[i - 1], lrs[i - 1]))
+    return _scenario(
+        name=name, seed=seed, stop_time=stop_time, profile=profile, nodes=nodes, links=links,
+        apps=apps, output={"trace": trace}, error=error, error_link="bottleneck",
+        overrides=overrides,
+    )  # fmt: skip
 
 
 def star(
@@ -261,19 +283,12 @@ def star(
             "size": size,
             "start": starts[i - 1],
         }
-        tcp = _tcp(ccs[i - 1], lrs[i - 1])
-        if tcp:
-            app["tcp"] = tcp
-        apps.append(app)
-    data = {
-        "run": {"name": name, "seed": seed, "stop_time": stop_time},
-        "tcp": {"profile": profile},
-        "nodes": nodes,
-        "links": links,
-        "apps": apps,
-        "output": {"trace": trace},
-    }
-    return _finish(data, error, "uplink", overrides)
+        apps.append(_with_tcp(app, ccs[i - 1], lrs[i - 1]))
+    return _scenario(
+        name=name, seed=seed, stop_time=stop_time, profile=profile, nodes=nodes, links=links,
+        apps=apps, output={"trace": trace}, error=error, error_link="uplink",
+        overrides=overrides,
+    )  # fmt: skip
 
 
 #: The applications a campus user can run, and the server each talks to.
@@ -363,7 +378,6 @@ def campus(
     ]
     short = {"http_server": "http", "db_server": "db", "ftp_server": "ftp"}
     links += [link(short[s], s, "router_hq", server_rate, access_delay) for s in servers]
-    tcp = _tcp(congestion_control, loss_recovery)
     spread_s = _seconds("start_spread", start_spread)
     app_list: list[dict[str, Any]] = []
     for i in range(users):
@@ -380,21 +394,14 @@ def campus(
                 app["size"] = ftp_size
             extra = http if a == "http" else database if a == "database" else None
             app.update(dict(extra or {}))
-            if tcp:
-                app["tcp"] = dict(tcp)
-            app_list.append(app)
+            app_list.append(_with_tcp(app, congestion_control, loss_recovery))
     output: dict[str, Any] = {"trace": trace}
     if link_series is not None:
         output["link_series"] = link_series
-    data = {
-        "run": {"name": name, "seed": seed, "stop_time": stop_time},
-        "tcp": {"profile": profile},
-        "nodes": nodes,
-        "links": links,
-        "apps": app_list,
-        "output": output,
-    }
-    return _finish(data, None, "uplink", overrides)
+    return _scenario(
+        name=name, seed=seed, stop_time=stop_time, profile=profile, nodes=nodes, links=links,
+        apps=app_list, output=output, overrides=overrides,
+    )  # fmt: skip
 
 
 def _seconds(field: str, text: Any) -> float:
