@@ -114,7 +114,6 @@ pub struct UdpRt {
     pub received: u64,
     pub delay_ns_sum: u64,
     pub delay_ns_max: u64,
-    pub last_arrival: Option<SimTime>,
 }
 
 /// What a tick decided.
@@ -137,7 +136,6 @@ impl UdpRt {
             received: 0,
             delay_ns_sum: 0,
             delay_ns_max: 0,
-            last_arrival: None,
         }
     }
 
@@ -176,7 +174,6 @@ impl UdpRt {
         let d = now.0 - sent_at.0;
         self.delay_ns_sum += d;
         self.delay_ns_max = self.delay_ns_max.max(d);
-        self.last_arrival = Some(now);
     }
 
     /// The summary's `datagrams` entry.
