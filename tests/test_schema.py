@@ -33,6 +33,8 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
         sc.update(bad)
     elif section in ("run", "tcp", "output"):
         sc[section] = bad
+    elif section == "tcp.ns2":
+        sc["tcp"] = {"ns2": bad}
     elif section == "nodes[]":
         sc["nodes"][0].update(bad)
     elif section == "links[]":

@@ -119,6 +119,10 @@ def test_riverbed_profile_maps_to_sysctls_route_and_clamp():
         "tcp.cwnd_packets",
     ):
         assert f in notes, f
+    # The ns2 profile's own rules are named as what Linux does not do; the linux profile has
+    # none (below).
+    ns = " | ".join(plan(sarkar(**{"tcp.profile": "ns2", "tcp.congestion_control": "reno"}), have_sysctl=everything).approximations)
+    assert "tcp.ns2 (cwnd_double, exit_keeps_cwnd," in ns and "tahoe_keeps_dupacks, wire)" in ns
     # A kernel without tcp_rto_max_ms: not applied, and said so.
     q = plan(sarkar(), have_sysctl=nothing)
     assert "net.ipv4.tcp_rto_max_ms" not in q.config.sysctls
@@ -153,6 +157,7 @@ def test_linux_profile_and_classic_mode_map_to_linux_defaults():
         "tcp.nagle_minshall",
         "tcp.cwnd_packets",
         "tcp.cc_params",
+        "tcp.ns2",
     ):
         assert f not in notes, f  # Linux's own values: nothing approximated
     from tcplab.studies.sarkar2022 import TESTBED_MODES

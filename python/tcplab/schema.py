@@ -21,6 +21,7 @@ SECTIONS: dict[str, str] = {
     "": "the top level of the file",
     "run": "`[run]`",
     "tcp": "`[tcp]`, and `tcp = { ... }` inside an application",
+    "tcp.ns2": "`[tcp.ns2]`, or `ns2 = { ... }` in a tcp table: ns-2.35's own rules",
     "nodes[]": "each `[[nodes]]`",
     "links[]": "each `[[links]]`",
     "direction": "each `[[links]]` (both directions) or its `[links.ab]` / `[links.ba]` table",

@@ -138,7 +138,8 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "rcv_buf": t.rcv_buf,
                 "snd_buf": (t.snd_buf < u64::MAX / 8).then_some(t.snd_buf), // null: unlimited
                 "initial_cwnd": t.initial_cwnd,
-                "ca_rule": match t.ca_rule { CaRule::PerAck => "per_ack", CaRule::ByteCounting => "byte_counting" },
+                "initial_ssthresh": (t.initial_ssthresh < u64::MAX / 8).then_some(t.initial_ssthresh), // null: unlimited
+                "ca_rule": match t.ca_rule { CaRule::PerAck => "per_ack", CaRule::ByteCounting => "byte_counting", CaRule::Ns2Double => "ns2_double" },
                 "delayed_ack": t.delayed_ack,
                 "delack_max_s": t.delack_max.as_secs_f64(),
                 "delack_segments": t.delack_segments,
@@ -151,6 +152,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "ssthresh_every_timeout": t.ssthresh_every_timeout,
                 "recover_guard_all": t.recover_guard_all,
                 "rto_keeps_recovery_ssthresh": t.rto_keeps_recovery_ssthresh,
+                "ns2": t.ns2.to_json(),
                 "rto_restart": match t.rto_restart { RtoRestart::Every => "every", RtoRestart::Head => "head", RtoRestart::Never => "never" },
                 "syn_loss": match t.syn_loss { SynLoss::Keep => "keep", SynLoss::One => "one", SynLoss::OneAfterTwo => "one_after_two", SynLoss::Timeout => "timeout" },
                 "ssthresh_from": match t.ssthresh_from { LossBase::Flight => "flight", LossBase::Cwnd => "cwnd", LossBase::Window => "window" },

@@ -16,6 +16,7 @@ use crate::loss::{ErrorModelConfig, Law};
 use crate::profiles;
 use crate::schema;
 use crate::tcp::cc::{self, CaRule};
+use crate::tcp::ns2::Ns2Rules;
 use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
@@ -376,6 +377,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // Riverbed's rule is not documented: the initial window, as before.
             syn_loss: SynLoss::Keep,
             rto_keeps_recovery_ssthresh: false,
+            ns2: Ns2Rules::default(),
         }),
         // RFC 5681, 6298, 1122, 3042 defaults. The receive buffer is 64 KiB - 1 (no window
         // scaling), and the clock granularity 1 ms.
@@ -424,6 +426,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // RFC 5681 section 3.1.
             syn_loss: SynLoss::One,
             rto_keeps_recovery_ssthresh: false,
+            ns2: Ns2Rules::default(),
         }),
         // Linux (6.x) defaults; the source of each value is on its line.
         "linux" => Ok(TcpConfig {
@@ -507,6 +510,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             syn_loss: SynLoss::OneAfterTwo,
             // tcp_enter_loss (net/ipv4/tcp_input.c): ssthresh only outside Recovery.
             rto_keeps_recovery_ssthresh: true,
+            ns2: Ns2Rules::default(),
         }),
         // ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc): a one-way Agent/TCP sender and
         // an Agent/TCPSink receiver.
@@ -518,7 +522,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             snd_buf: unlimited,
             // windowInit_ 2 (default changed on 2001/5/26).
             initial_cwnd: 2,
-            // TcpAgent::reset(): ssthresh_ = wnd_ (window_, 20 packets).
+            // TcpAgent::reset(): ssthresh_ = wnd_ (window_, 20 packets; it follows rcv_buf).
             initial_ssthresh: 20_000,
             // windowOption_ 1, increase_num_ 1.0: cwnd += 1/cwnd packets per ACK.
             ca_rule: CaRule::PerAck,
@@ -577,11 +581,13 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             // bug_fix_ true: dupack_action needs highest_ack_ > recover_ (tcp.cc, tcp-reno.cc,
             // tcp-newreno.cc).
             recover_guard_all: true,
-            // dupack_action/partialnewack_helper restart it; output() only starts it.
-            rto_restart: RtoRestart::Head,
+            // output() only starts a stopped timer (set_rtx_timer); dupack_action restarts it
+            // (`ns2.fast_retransmit_restarts_rto`), and so does NewReno's first partial ACK.
+            rto_restart: RtoRestart::Never,
             // TcpAgent::timeout on the SYN as on any packet.
             syn_loss: SynLoss::Timeout,
             rto_keeps_recovery_ssthresh: false,
+            ns2: Ns2Rules::all(),
         }),
         other => Err(SimError::invalid(
             path,
@@ -669,6 +675,8 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         c.initial_cwnd = v as u32;
     }
     match m.get("initial_ssthresh") {
+        // ns-2's TcpAgent::reset(): ssthresh_ = wnd_, the window_ the scenario sets.
+        None if pname == "ns2" => c.initial_ssthresh = c.rcv_buf,
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => {
             c.initial_ssthresh = u64::MAX / 4
@@ -782,6 +790,10 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
             *field = v;
         }
     }
+    if let Some(v) = m.get("ns2") {
+        c.ns2.apply(v, &join(path, "ns2"))?;
+    }
+    c.ns2.check(c.rto.granularity, &join(path, "ns2"))?;
     if let Some(v) = get_uint(m, path, "quick_acks", 0, 1_000)? {
         c.quick_acks = v as u32;
     }

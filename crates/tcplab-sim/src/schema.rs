@@ -120,6 +120,20 @@ pub const FIELDS: &[Field] = &[
     f("tcp", "rto_restart", "", "choice", "", "profile", "every, head, never", "Which retransmissions restart the RTO timer.", "\"head\""),
     f("tcp", "syn_loss", "", "choice", "", "profile", "keep, one, one_after_two, timeout", "The window after a lost SYN: kept, 1 MSS (RFC 5681 3.1), 1 after two losses (Linux), or a timeout's (ns-2).", "\"one\""),
     f("tcp", "rto_keeps_recovery_ssthresh", "", "bool", "", "profile", BOOL, "A timeout during recovery keeps the ssthresh recovery set (Linux).", "true"),
+    f("tcp", "ns2", "", "table", "", "profile", "a table of the tcp.ns2 rules", "ns-2.35's own TCP rules, each switchable (all on in the ns2 profile, off elsewhere).", "{ sack1 = false }"),
+    // -- [tcp.ns2]: tcp/ns2.rs documents each rule with the ns-2.35 source it follows
+    f("tcp.ns2", "cwnd_double", "", "bool", "", "profile", BOOL, "cwnd as ns-2's double of packets: +1 per ACK in slow start with no carry, +1/cwnd kept fractional, halved unrounded at a fast retransmit (tcp.cc opencwnd, slowdown).", "false"),
+    f("tcp.ns2", "exit_keeps_cwnd", "", "bool", "", "profile", BOOL, "The ACK ending fast recovery keeps cwnd and Reno/NewReno open it once (tcp-reno.cc, tcp-newreno.cc recv).", "false"),
+    f("tcp.ns2", "newreno_partial", "", "bool", "", "profile", BOOL, "NewReno partial ACKs as tcp-newreno.cc: deflation from cwnd, at most 2 packets per ACK, timer restarted on the first only, no RTT sample.", "false"),
+    f("tcp.ns2", "tahoe_keeps_dupacks", "", "bool", "", "profile", BOOL, "Tahoe's timeout keeps the duplicate-ACK count (tcp.cc timeout).", "false"),
+    f("tcp.ns2", "rtt_ticks", "", "bool", "", "profile", BOOL, "RTT samples in whole clock_granularity ticks with a one-tick floor and ns-2's integer estimator and back-off (tcp.cc rtt_update, rtt_timeout, rtt_backoff).", "false"),
+    f("tcp.ns2", "tick_phase", "", "duration", "s", "\"0s\"", "a duration below clock_granularity", "Where tick boundaries fall (ns-2's boot_time_, uniform in one tick).", "\"0.5ms\""),
+    f("tcp.ns2", "rtt_active", "", "bool", "", "profile", BOOL, "Only a fast retransmit or a timeout abandons the timed packet (tcp.cc reset_rtx_timer), not every retransmission.", "false"),
+    f("tcp.ns2", "fast_retransmit_restarts_rto", "", "bool", "", "profile", BOOL, "A fast retransmit restarts the retransmission timer (tcp.cc dupack_action).", "false"),
+    f("tcp.ns2", "send_one", "", "bool", "", "profile", BOOL, "Limited transmit sends one packet per duplicate ACK beyond the window (tcp.cc send_one).", "false"),
+    f("tcp.ns2", "sack1", "", "bool", "", "profile", BOOL, "The sack recovery is ns-2's Sack1: its fast-retransmit trigger, pipe_, retransmission order and scoreboard clearing (tcp-sack1.cc, scoreboard.cc).", "false"),
+    f("tcp.ns2", "two_way_handshake", "", "bool", "", "profile", BOOL, "The connection opens with the SYN and its ACK only, as ns-2's one-way agents: the first data segment acknowledges the SYN-ACK.", "false"),
+    f("tcp.ns2", "wire", "", "bool", "", "profile", BOOL, "ns-2's header sizes: no SYN options, SACK blocks of 8 bytes without kind, length or padding (sack.cc).", "false"),
     // -- [[nodes]]
     f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
     f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router, switch", "A host runs applications; a router or a switch forwards (store-and-forward, each port's output queue being its link direction's).", "\"switch\""),
@@ -282,6 +296,7 @@ mod tests {
         match fd.section {
             "" => sc[key] = value,
             "run" | "tcp" | "output" => sc[fd.section] = json!({ key: value }),
+            "tcp.ns2" => sc["tcp"] = json!({ "ns2": { key: value } }),
             "nodes[]" => sc["nodes"]
                 .as_array_mut()
                 .unwrap()

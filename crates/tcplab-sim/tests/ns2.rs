@@ -11,6 +11,10 @@ use tcplab_sim::SimOutput;
 const PKT: u64 = 1000;
 
 fn grid(tcp: &str, drops: &[u64]) -> SimOutput {
+    grid_out(tcp, drops, "events = true\ntrace = true")
+}
+
+fn grid_out(tcp: &str, drops: &[u64], output: &str) -> SimOutput {
     let list: Vec<String> = drops
         .iter()
         .map(|&k| format!("{{ seq = {}, tx = 1 }}", 1 + k * PKT))
@@ -22,7 +26,7 @@ fn grid(tcp: &str, drops: &[u64]) -> SimOutput {
         "rate = \"2Mbps\"\ndelay = \"4ms\"\nframing = \"none\"\nqueue = \"50p\"",
         &data,
         "400kB",
-        "events = true\ntrace = true",
+        output,
     ))
 }
 
@@ -143,14 +147,89 @@ fn newreno_leaves_recovery_with_cwnd_at_ssthresh_in_ns2() {
         let i = (0..time.len()).find(|&i| time[i] >= exit).unwrap();
         (cwnd[i], ss[i])
     };
+    // ... and the exit ACK opens it once more, by 1/cwnd_ packets (NewRenoTcpAgent::recv
+    // calls opencwnd() after newack()): 10 + 1/10 packets.
     let (cwnd, ss) = cwnd_at_exit("");
     assert_eq!(ss, 10 * PKT);
-    assert_eq!(cwnd, ss);
-    let (cwnd1, ss1) = cwnd_at_exit("cc_params = { full_ack = \"flight_plus_mss\" }");
+    assert_eq!(cwnd, ss + PKT / 10);
+    // Without that rule the congestion control's own exit sets cwnd = ssthresh.
+    let (cwnd0, ss0) = cwnd_at_exit("ns2 = { exit_keeps_cwnd = false }");
+    assert_eq!((cwnd0, ss0), (10 * PKT, 10 * PKT));
+    let (cwnd1, ss1) = cwnd_at_exit(
+        "ns2 = { exit_keeps_cwnd = false }\ncc_params = { full_ack = \"flight_plus_mss\" }",
+    );
     assert_eq!(ss1, 10 * PKT);
     assert_eq!(
         cwnd1,
         2 * PKT,
         "option (1): max(flight, MSS) + MSS with nothing in flight"
     );
+}
+
+/// (flags, ip_bytes, sack blocks text) of every packet the client (the receiver) sent.
+fn client_packets(out: &SimOutput) -> Vec<(u64, u64, String)> {
+    let t = out.table("packets").expect("packets table");
+    let (ev, from, flags) = (strs(t, "event"), u64s(t, "from_end"), u64s(t, "flags"));
+    let (ip, sack) = (u64s(t, "ip_bytes"), strs(t, "sack"));
+    (0..ev.len())
+        .filter(|&i| ev[i] == "send" && from[i] == 0)
+        .map(|i| (flags[i], ip[i], sack[i].clone()))
+        .collect()
+}
+
+#[test]
+fn ns2_wire_sizes_have_no_syn_options_and_8_byte_sack_blocks() {
+    // Sack1 with holes at packets 200 and 202: the receiver's ACKs carry one or two blocks.
+    let run = |extra: &str| {
+        let tcp = format!("congestion_control = \"newreno\"\nloss_recovery = \"sack\"\n{extra}");
+        let out = grid_out(&tcp, &[200, 202], "packets = true");
+        let pk = client_packets(&out);
+        let syn = pk.iter().find(|p| p.0 & 0x02 != 0).unwrap().1;
+        let blocks = |n: usize| {
+            pk.iter()
+                .find(|p| p.2.matches('-').count() == n)
+                .map(|p| p.1)
+                .unwrap_or_else(|| panic!("an ACK with {n} SACK blocks"))
+        };
+        (syn, blocks(1), blocks(2))
+    };
+    // ns-2 (sack.cc Sacker::append_ack): 40-byte headers plus 8 bytes per block, no options
+    // on the SYN.
+    assert_eq!(run(""), (40, 48, 56));
+    // RFC 2018 on the wire: kind and length (2 bytes) and padding to 4; MSS and
+    // SACK-permitted on the SYN-ACK's peer, the SYN (4 + 2, padded to 8).
+    assert_eq!(run("ns2 = { wire = false }"), (48, 52, 60));
+}
+
+#[test]
+fn ns2_rules_refuse_bad_input_by_name() {
+    let bad = |tcp: &str| {
+        let toml = one_link(
+            "1s",
+            tcp,
+            "rate = \"2Mbps\"\ndelay = \"4ms\"",
+            "{ model = \"none\" }",
+            "10kB",
+            "",
+        );
+        match tcplab_sim::Scenario::from_toml_str(&toml) {
+            Ok(_) => panic!("accepted: {tcp}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = bad("profile = \"ns2\"\nns2 = { sack2 = true }");
+    assert!(
+        e.contains("tcp.ns2") && e.contains("sack2") && e.contains("sack1"),
+        "{e}"
+    );
+    let e = bad("profile = \"ns2\"\nns2 = { sack1 = \"yes\" }");
+    assert!(e.contains("tcp.ns2.sack1") && e.contains("yes"), "{e}");
+    // tcpTick_ is 10 ms in the ns2 profile: the phase lies inside one tick.
+    let e = bad("profile = \"ns2\"\nns2 = { tick_phase = \"12ms\" }");
+    assert!(
+        e.contains("tcp.ns2.tick_phase") && e.contains("clock_granularity"),
+        "{e}"
+    );
+    let e = bad("profile = \"ns2\"\nns2 = true");
+    assert!(e.contains("tcp.ns2"), "{e}");
 }

@@ -383,6 +383,12 @@ def _tcp_stack(
             f"{t}.rto_keeps_recovery_ssthresh = false: a Linux timeout inside fast recovery "
             "keeps the ssthresh the fast retransmit set (tcp_enter_loss)"
         )
+    ns2_rules = [k for k, v in (tcp.get("ns2") or {}).items() if v is True]
+    if ns2_rules:
+        notes.append(
+            f"{t}.ns2 ({', '.join(ns2_rules)}): ns-2.35's own rules; the Linux kernel follows "
+            "none of them"
+        )
     if tcp.get("recover_guard_all"):
         notes.append(
             f"{t}.recover_guard_all = true: Linux has no ns-2 bug_fix_ guard; its recovery "

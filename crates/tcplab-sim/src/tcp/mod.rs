@@ -22,10 +22,13 @@
 //! when `TcpConfig::prr` is set (`recovery/prr.rs`).
 
 pub mod cc;
+pub mod ns2;
 pub mod params;
 pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
+
+use ns2::{Ns2Active, Ns2Rules};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
 use crate::packet::{Packet, SackBlock, ACK, FIN, SYN};
@@ -160,6 +163,8 @@ pub struct TcpConfig {
     /// ACK has passed `high_seq`). Off: the timeout computes it again (RFC 5681 section 3.1
     /// from FlightSize; ns-2 from min(cwnd, window_), which halves the already halved cwnd).
     pub rto_keeps_recovery_ssthresh: bool,
+    /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
+    pub ns2: Ns2Rules,
 }
 
 /// The window a congestion event reduces (`TcpConfig::ssthresh_from`).
@@ -253,6 +258,17 @@ pub struct Endpoint {
     pub stats: EndpointStats,
     pub aborted: bool,
 
+    /// The ns-2 rules in force for this pair of plug-ins (`ns2.rs`).
+    ns2: Ns2Active,
+    /// ns-2 Sack1's `pipe_` in packets, during a Sack1 fast recovery.
+    sack1_pipe: Option<i64>,
+    /// Partial ACKs seen in the current recovery (ns-2 NewReno restarts the timer on the
+    /// first only).
+    partial_acks: u32,
+    /// ns-2 Sack1's `timeout_`: duplicate ACKs are ignored from a timeout to the next new ACK.
+    sack1_timeout: bool,
+    /// Packets ns-2's `send_one` may still send beyond the window for the last duplicate ACK.
+    send_one_budget: u32,
     // --- send side
     pub snd_una: u64,
     /// Next new sequence number (one past the highest sent).
@@ -377,11 +393,16 @@ impl Endpoint {
         rec: Box<dyn LossRecovery>,
     ) -> Self {
         let mss = cfg.mss as u64;
+        let ns2 = Ns2Active::new(&cfg.ns2, cc.name(), rec.name());
         let ccs = CcState {
             cwnd: cfg.initial_cwnd as u64 * mss,
             ssthresh: cfg.initial_ssthresh,
             mss,
-            ca_rule: cfg.ca_rule,
+            ca_rule: if cfg.ns2.cwnd_double {
+                CaRule::Ns2Double
+            } else {
+                cfg.ca_rule
+            },
             abc_limit: cfg.abc_limit,
             ca_bytes: 0,
         };
@@ -395,7 +416,13 @@ impl Endpoint {
             end,
             node,
             peer_node,
-            rto: RtoEstimator::new(cfg.rto),
+            rto: {
+                let mut e = RtoEstimator::new(cfg.rto);
+                if cfg.ns2.rtt_ticks {
+                    e.use_ns2_ticks(cfg.ns2.tick_phase);
+                }
+                e
+            },
             state: State::Closed,
             stats: EndpointStats::default(),
             aborted: false,
@@ -437,6 +464,11 @@ impl Endpoint {
             next_send_at: SimTime::ZERO,
             ack_rtt: None,
             limited_transmit_room: 0,
+            ns2,
+            sack1_pipe: None,
+            partial_acks: 0,
+            sack1_timeout: false,
+            send_one_budget: 0,
             rtt_timing: None,
             retries: 0,
             syn_retransmitted: false,
@@ -565,12 +597,18 @@ impl Endpoint {
             p.ts_ecr = self.ts_recent;
             opt += 10;
         }
+        let nswire = self.cfg.ns2.wire;
         if self.sack_ok && flags & ACK != 0 && !self.ooo.is_empty() {
-            let max = if p.has_ts { 3 } else { 4 };
+            let max = if p.has_ts || nswire { 3 } else { 4 };
             let n = self.fill_sack(&mut p, max);
-            opt += 2 + 8 * n as u32;
+            // ns-2 Sacker::append_ack: 8 bytes per block, no kind/length, no padding.
+            opt += if nswire {
+                8 * n as u32
+            } else {
+                2 + 8 * n as u32
+            };
         }
-        p.opt_len = opt.div_ceil(4) * 4;
+        p.opt_len = if nswire { opt } else { opt.div_ceil(4) * 4 };
         p
     }
 
@@ -628,7 +666,11 @@ impl Endpoint {
             p.syn_wscale = self.own_wscale as i8;
             opt += 3;
         }
-        p.opt_len = (opt as u32).div_ceil(4) * 4;
+        p.opt_len = if self.cfg.ns2.wire {
+            0
+        } else {
+            (opt as u32).div_ceil(4) * 4
+        };
         if retransmission {
             p.tx_count = 1 + self.stats.syn_retransmissions as u32;
         }
@@ -918,8 +960,15 @@ impl Endpoint {
         self.whole_segments();
         self.rto.on_timeout();
         self.in_recovery = false;
+        self.sack1_pipe = None;
         self.cc_fast_recovery = false;
-        self.dupacks = 0;
+        if self.ns2.sack1 {
+            self.sack1_timeout = true;
+        }
+        if !self.ns2.tahoe_keeps_dupacks {
+            // (ns-2's TcpAgent::timeout keeps dupacks_; Reno's and Sack1's clear it)
+            self.dupacks = 0;
+        }
         self.recovery_credits = 0;
         self.limited_transmit_room = 0;
         // RFC 6582 section 3.2 step 4 (and RFC 5681's advice): remember the highest sequence
@@ -934,6 +983,9 @@ impl Endpoint {
         self.rtt_timing = None;
         // The plug-in marks what is lost (all but SACKed data, unless it knows better: RACK).
         let v = self.view(ctx.now);
+        if self.ns2.sack1 {
+            self.sb.forget_sacks();
+        }
         self.rec.on_rto(&v, &mut self.sb);
         let rto = self.rto.rto();
         ctx.log(self.conn, self.end, "rto", self.snd_una, || {
@@ -1022,8 +1074,18 @@ impl Endpoint {
                     self.on_handshake_rtt(ctx);
                     self.set_state(State::Established, ctx);
                     self.timers[TimerKind::Rto as usize].cancel();
-                    self.send_ack(ctx);
-                    self.try_send(ctx);
+                    if self.cfg.ns2.two_way_handshake {
+                        // The first data segment acknowledges the SYN-ACK; a pure ACK only if
+                        // there is nothing to send.
+                        let sent = self.stats.segments_sent;
+                        self.try_send(ctx);
+                        if self.stats.segments_sent == sent {
+                            self.send_ack(ctx);
+                        }
+                    } else {
+                        self.send_ack(ctx);
+                        self.try_send(ctx);
+                    }
                 }
             }
             State::SynRcvd => {
@@ -1084,7 +1146,7 @@ impl Endpoint {
             // RFC 6298 allows the SYN exchange as the first RTT sample (Karn: only if the SYN
             // was not retransmitted).
             let r = ctx.now.since(self.syn_sent_at);
-            self.rto.sample(r);
+            self.rto.sample_at(ctx.now, r);
             self.stats.rtt_samples += 1;
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
         }
@@ -1119,8 +1181,12 @@ impl Endpoint {
 
     fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
         if p.is(SYN) {
-            // A repeated SYN-ACK: our ACK of it was lost.
-            self.send_ack(ctx);
+            // A repeated SYN-ACK: our ACK of it was lost. When data went in place of that ACK
+            // (ns-2's two-packet opening), the data's retransmission answers it: ns-2's sink
+            // never repeats its ACK of the SYN, so its sender sends nothing for it.
+            if !(self.cfg.ns2.two_way_handshake && self.snd_max > 1) {
+                self.send_ack(ctx);
+            }
             return;
         }
         if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
@@ -1155,6 +1221,7 @@ impl Endpoint {
             srtt: self.rto.srtt(),
             min_rtt: self.rto.min_rtt,
             rto_deadline: self.timers[TimerKind::Rto as usize].deadline,
+            sack1: self.ns2.sack1,
         }
     }
 
@@ -1175,6 +1242,14 @@ impl Endpoint {
         if ack < self.snd_una {
             return; // old
         }
+        if let Some(pp) = self.sack1_pipe.as_mut() {
+            // ns-2 Sack1TcpAgent::recv in fast recovery: --pipe_ per ACK, and once more for a
+            // partial ACK (partial_ack_ false).
+            *pp -= 1;
+            if ack > self.snd_una && self.recover.is_some_and(|r| ack <= r) {
+                *pp -= 1;
+            }
+        }
         // Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
         let old_wnd = self.snd_wnd;
         if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= ack) {
@@ -1188,10 +1263,23 @@ impl Endpoint {
         self.ack_rtt = None;
         let lost_before = self.sb.lost_marked_total();
         let prior_flight = self.flight();
-        if self.sack_ok {
+        let mut newly_sacked = 0;
+        let sack1sb = self.ns2.sack1;
+        if sack1sb && ack > self.snd_una && !self.in_recovery {
+            // ns-2 Sack1TcpAgent::recv: a new ACK outside fast recovery clears the scoreboard.
+            self.sb.forget_sacks();
+        }
+        let ignore_sack = if sack1sb {
+            // ... (the new ACK's own blocks included), and while timeout_ is set (until the
+            // first new ACK after a timeout), duplicate ACKs do not update it.
+            (ack > self.snd_una && !self.in_recovery) || (self.sack1_timeout && ack == self.snd_una)
+        } else {
+            false
+        };
+        if self.sack_ok && !ignore_sack {
             for b in p.sack_blocks() {
                 if b.end > self.snd_una && b.end <= self.snd_max {
-                    self.sb.sack(b.start, b.end);
+                    newly_sacked += self.sb.sack(b.start, b.end);
                 }
             }
         }
@@ -1206,7 +1294,12 @@ impl Endpoint {
             && self.snd_max > self.snd_una
         {
             dupack = true;
-            self.on_dupack(ctx);
+            // ns-2 Sack1 (ScoreBoard CheckUpdate) and RFC 6675 section 2: with SACK, a duplicate
+            // ACK counts only if its SACK blocks report new data.
+            let stale = self.ns2.sack1 && self.sack_ok && newly_sacked == 0;
+            if !self.sack1_timeout && !stale {
+                self.on_dupack(ctx);
+            }
         }
         self.after_ack(p, acked, dupack, prior_flight, lost_before, ctx);
     }
@@ -1344,17 +1437,27 @@ impl Endpoint {
             let now_us = Self::ts_now(ctx.now);
             rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
         } else if let Some((seq_end, t0)) = self.rtt_timing {
-            if ack >= seq_end {
+            let partial = self.in_recovery && self.recover.is_some_and(|r| ack <= r);
+            if ack >= seq_end && partial && self.ns2.newreno {
+                // ns-2 NewRenoTcpAgent::partialnewack: the timed packet is acked, timing stops and
+                // the backoff ends, but no RTT sample is taken.
+                self.rtt_timing = None;
+                self.rto.reset_backoff();
+            } else if partial && self.ns2.sack1 {
+                // ns-2 Sack1: partial ACKs do not go through newack(); the timed packet is
+                // measured at the ACK that ends fast recovery.
+            } else if ack >= seq_end {
                 rtt = Some(ctx.now.since(t0));
                 self.rtt_timing = None;
             }
         }
         if let Some(r) = rtt {
-            self.rto.sample(r);
+            self.rto.sample_at(ctx.now, r);
             self.stats.rtt_samples += 1;
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
         }
         self.ack_rtt = rtt;
+        self.sack1_timeout = false;
         self.snd_una = ack;
         self.sb.ack_to(ack);
         self.retries = 0;
@@ -1386,7 +1489,16 @@ impl Endpoint {
             }
         }
         // RFC 6298 5.2/5.3: stop the timer when all is acked, else restart it.
-        if self.snd_max > self.snd_una {
+        let impatient_skip = self.ns2.newreno && self.in_recovery && {
+            self.partial_acks += 1;
+            self.partial_acks > 1
+        };
+        if impatient_skip {
+            // ns-2 NewReno (newreno_changes1_ 1): only the first partial ACK restarts the timer.
+            if !self.timers[TimerKind::Rto as usize].is_armed() {
+                self.restart_rto(ctx);
+            }
+        } else if self.snd_max > self.snd_una {
             self.restart_rto(ctx);
         } else {
             self.timers[TimerKind::Rto as usize].cancel();
@@ -1482,13 +1594,30 @@ impl Endpoint {
         let full = self.recover.is_none_or(|r| ack > r);
         if full || self.rec.phase_end() == PhaseEnd::FirstNewAck {
             self.in_recovery = false;
+            self.sack1_pipe = None;
             self.recovery_credits = 0;
             self.prr = None;
             if std::mem::take(&mut self.cc_fast_recovery) {
-                let flight = self.flight();
-                self.cc.on_exit_recovery(&mut self.ccs, flight);
+                if self.cfg.ns2.exit_keeps_cwnd {
+                    // ns-2: cwnd_ stays; Reno/NewReno open it once on this ACK, Sack1 does not.
+                    if !self.ns2.sack1 {
+                        self.grow_window(grow, ctx.now);
+                    }
+                } else {
+                    let flight = self.flight();
+                    self.cc.on_exit_recovery(&mut self.ccs, flight);
+                }
             } else if self.cc.recovery_style() == RecoveryStyle::None {
                 self.grow_window(grow, ctx.now);
+            }
+            if full && self.ns2.sack1 {
+                // ns-2 Sack1TcpAgent::recv: recover_ = 0 when fast recovery ends.
+                self.fr_guard = None;
+            }
+            if full && self.ns2.sack1 {
+                // ... and ClearScoreBoard(): holes learnt in recovery are forgotten.
+                self.sb.forget_sacks();
+                self.sb.unmark_pending_lost();
             }
             let v = self.view(ctx.now);
             self.rec.on_exit_recovery(&v, &mut self.sb);
@@ -1520,7 +1649,14 @@ impl Endpoint {
             } else {
                 partial.credit
             };
-            self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
+            if self.ns2.newreno && data_acked > self.recovery_credits {
+                // ns-2 partialnewack: what the inflation cannot absorb comes out of cwnd_.
+                let excess = data_acked - self.recovery_credits;
+                self.ccs.cwnd = self.ccs.cwnd.saturating_sub(excess).max(self.eff_mss);
+                self.recovery_credits = credit;
+            } else {
+                self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
+            }
         } else if self.cc.recovery_style() == RecoveryStyle::None {
             // Tahoe has no fast recovery: it slow-starts from one segment as after a timeout.
             self.grow_window(grow, ctx.now);
@@ -1551,6 +1687,7 @@ impl Endpoint {
         } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
             // RFC 3042: each of the first two duplicate ACKs may release one new segment.
             self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
+            self.send_one_budget = 1;
         }
     }
 
@@ -1585,6 +1722,10 @@ impl Endpoint {
         self.whole_segments();
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();
+        if self.cfg.ns2.cwnd_double && style != RecoveryStyle::None {
+            // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = windowd()/2, not rounded.
+            self.ccs.cwnd = (base / 2).max(1);
+        }
         // The plug-in's phase begins, whatever the congestion control.
         self.in_recovery = true;
         self.recover = Some(self.snd_max - 1);
@@ -1601,6 +1742,14 @@ impl Endpoint {
             }
         }
         self.limited_transmit_room = 0;
+        if self.ns2.sack1 {
+            // ns-2 Sack1 dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks_.
+            let m = self.eff_mss.max(1);
+            // (minus one: the fast retransmission below adds one, ns-2's does not)
+            self.sack1_pipe = Some(
+                ((self.snd_max - self.snd_una) / m) as i64 - i64::from(self.cfg.dupthresh) - 1,
+            );
+        }
         let v = self.view(ctx.now);
         self.rec.on_enter_recovery(&v, &mut self.sb);
         if style == RecoveryStyle::None {
@@ -1621,7 +1770,46 @@ impl Endpoint {
             )
         });
         // RFC 5681 step 2: retransmit the lost segment at once, whatever the window says.
+        self.partial_acks = 0;
+        if self.cfg.ns2.rtt_active {
+            // ns-2 reset_rtx_timer (fast retransmit, timeout) clears rtt_active_; other
+            // retransmissions do not stop the timing of a new packet.
+            self.rtt_timing = None;
+        }
         self.retransmit_next(ctx);
+        if self.cfg.ns2.fast_retransmit_restarts_rto {
+            // ns-2 dupack_action: reset_rtx_timer() restarts the timer at a fast retransmit;
+            // output() of a retransmission only starts a stopped one.
+            self.restart_rto(ctx);
+        }
+    }
+
+    /// The pipe and window under ns-2's rules, and the window beyond which `send_one` meters
+    /// packets: Sack1 outside fast recovery counts SACKed packets (`t_seqno_ <= last_ack_ +
+    /// window()`), inside it uses its own `pipe_`; `send_one` applies beyond cwnd.
+    #[inline(never)]
+    fn ns2_window(&self, mut pipe: u64, cwnd: u64) -> (u64, u64, Option<u64>) {
+        if self.ns2.sack1 && !self.in_recovery {
+            pipe += self.sb.sacked_bytes();
+        }
+        let edge =
+            (self.cfg.ns2.send_one && self.limited_transmit_room > 0).then_some(self.ccs.cwnd);
+        match self.sack1_pipe {
+            Some(pp) => {
+                let m = self.eff_mss;
+                let (used, spare) = ((pp.max(0) as u64) * m, ((-pp).max(0) as u64) * m);
+                (used, cwnd + spare, edge)
+            }
+            None => (pipe, cwnd, edge),
+        }
+    }
+
+    /// ns-2's `send_one` (`Ns2Rules::send_one`): limited transmit sends one packet per
+    /// duplicate ACK beyond the window. Whether one more may go now.
+    fn take_send_one(&mut self) -> bool {
+        let ok = self.send_one_budget > 0;
+        self.send_one_budget = self.send_one_budget.saturating_sub(1);
+        ok
     }
 
     /// Retransmit the first segment marked lost. Returns false if there is none.
@@ -1642,8 +1830,13 @@ impl Endpoint {
             return;
         };
         self.stats.retransmissions += 1;
+        if let Some(pp) = self.sack1_pipe.as_mut() {
+            *pp += 1;
+        }
         // Karn: a retransmission spoils the running measurement.
-        self.rtt_timing = None;
+        if !self.cfg.ns2.rtt_active {
+            self.rtt_timing = None;
+        }
         self.send_segment(s.start, s.end, s.fin, s.tx_count, ctx);
         ctx.log(self.conn, self.end, "retransmit", s.start, || {
             format!("len {} tx {}", s.data_len(), s.tx_count)
@@ -1693,13 +1886,26 @@ impl Endpoint {
             return;
         }
         let sent_before = self.stats.segments_sent;
+        let nr_burst = self.ns2.newreno && self.in_recovery;
         loop {
+            if nr_burst && self.stats.segments_sent >= sent_before + 2 {
+                // ns-2 NewRenoTcpAgent::recv: send_much(0, 0, 2) while dupacks_ >= numdupacks_.
+                break;
+            }
             let v = self.view(ctx.now);
-            let pipe = self.rec.pipe(&v, &self.sb);
-            let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+            let mut pipe = self.rec.pipe(&v, &self.sb);
+            let mut cwnd = self.ccs.cwnd + self.limited_transmit_room;
+            // ns-2's window rules (one branch when they are off).
+            let mut send_one_edge = None;
+            if self.ns2.window_rules {
+                (pipe, cwnd, send_one_edge) = self.ns2_window(pipe, cwnd);
+            }
             if let Some(i) = self.sb.next_lost() {
                 let len = self.sb.get(i).map_or(0, |s| s.len());
                 if pipe + len > cwnd || self.paced(ctx) {
+                    break;
+                }
+                if send_one_edge.is_some_and(|e| pipe + len > e) && !self.take_send_one() {
                     break;
                 }
                 self.retransmit_next(ctx);
@@ -1736,6 +1942,9 @@ impl Endpoint {
                     break;
                 }
                 if pipe + len > cwnd || self.paced(ctx) {
+                    break;
+                }
+                if send_one_edge.is_some_and(|e| pipe + len > e) && !self.take_send_one() {
                     break;
                 }
                 self.send_new(len, false, ctx);
@@ -1806,6 +2015,9 @@ impl Endpoint {
         self.snd_max = end;
         if len < self.eff_mss {
             self.snd_sml = end;
+        }
+        if let Some(pp) = self.sack1_pipe.as_mut() {
+            *pp += 1;
         }
         if self.rtt_timing.is_none() && !self.ts_ok {
             self.rtt_timing = Some((end, ctx.now));

@@ -11,7 +11,7 @@
 //!
 //! All four gains are configurable because Riverbed and ns-2 expose them (Table 2 of Sarkar 2022).
 
-use crate::time::Dur;
+use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoConfig {
@@ -36,6 +36,15 @@ pub struct RtoEstimator {
     backoff: u32,
     pub min_rtt: Option<Dur>,
     pub latest: Option<Dur>,
+    // --- ns-2's estimator in ticks (`Ns2Rules::rtt_ticks`; tcp.cc rtt_update, rtt_timeout,
+    // rtt_backoff): t_srtt_ << 3 and t_rttvar_ << 2 in ticks, t_rtxcur_ and t_backoff_.
+    ns: bool,
+    t_srtt: i64,
+    t_rttvar: i64,
+    rtxcur: f64,
+    nsbackoff: i64,
+    /// ns-2's boot_time_ (where tick boundaries fall), in seconds.
+    boot: f64,
 }
 
 impl RtoEstimator {
@@ -50,10 +59,90 @@ impl RtoEstimator {
             backoff: 0,
             min_rtt: None,
             latest: None,
+            ns: false,
+            t_srtt: 0,
+            t_rttvar: ((12.0 / cfg.granularity.as_secs_f64()) as i64) << 2,
+            rtxcur: cfg.initial.as_secs_f64(),
+            nsbackoff: 1,
+            boot: 0.0,
         }
     }
 
-    /// Take one RTT measurement.
+    fn ns_timeout(&self) -> f64 {
+        let min = self.cfg.min.as_secs_f64();
+        let tick = self.cfg.granularity.as_secs_f64();
+        let b = self.nsbackoff as f64;
+        let mut t = if self.rtxcur < min {
+            min * b
+        } else {
+            self.rtxcur * b
+        };
+        t = t.min(self.cfg.max.as_secs_f64());
+        if t < 2.0 * tick {
+            t = 2.0 * tick;
+        }
+        t
+    }
+
+    /// Estimate as ns-2's `TcpAgent` does, with tick boundaries at `phase` past each multiple
+    /// of the clock granularity.
+    pub fn use_ns2_ticks(&mut self, phase: Dur) {
+        self.ns = true;
+        self.boot = phase.as_secs_f64();
+    }
+
+    /// Take one RTT measurement `r`, which ended at `now`.
+    pub fn sample_at(&mut self, now: SimTime, r: Dur) {
+        if self.ns {
+            self.ns_sample(now, r);
+        } else {
+            self.sample(r);
+        }
+    }
+
+    /// ns-2's `rtt_update`: the sample in whole ticks counted from the tick boundary before
+    /// the send time, at least one.
+    fn ns_sample(&mut self, now: SimTime, r: Dur) {
+        {
+            let tick = self.cfg.granularity.as_secs_f64();
+            let tao = r.as_secs_f64();
+            let sendtime = now.as_secs_f64() - tao + self.boot;
+            let tickoff = sendtime.rem_euclid(tick);
+            let mut t_rtt = ((tao + tickoff) / tick) as i64;
+            if t_rtt < 1 {
+                t_rtt = 1;
+            }
+            if self.t_srtt != 0 {
+                let mut delta = t_rtt - (self.t_srtt >> 3);
+                self.t_srtt += delta;
+                if self.t_srtt <= 0 {
+                    self.t_srtt = 1;
+                }
+                if delta < 0 {
+                    delta = -delta;
+                }
+                delta -= self.t_rttvar >> 2;
+                self.t_rttvar += delta;
+                if self.t_rttvar <= 0 {
+                    self.t_rttvar = 1;
+                }
+            } else {
+                self.t_srtt = t_rtt << 3;
+                self.t_rttvar = t_rtt << 1;
+            }
+            self.rtxcur = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as f64 * tick;
+            self.nsbackoff = 1;
+            self.backoff = 0;
+            let srtt = (self.t_srtt as f64 / 8.0) * tick;
+            self.srtt = Some(srtt * 1e9);
+            self.srtt_ns = Some(Dur::from_secs_f64(srtt));
+            self.rttvar_ns = Dur::from_secs_f64(self.t_rttvar as f64 / 4.0 * tick);
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.latest = Some(r);
+        }
+    }
+
+    /// Take one RTT measurement (RFC 6298 2.2, 2.3).
     pub fn sample(&mut self, r: Dur) {
         let rf = r.0 as f64;
         match self.srtt {
@@ -79,13 +168,33 @@ impl RtoEstimator {
 
     /// The current timeout, with back-off applied.
     pub fn rto(&self) -> Dur {
+        if self.ns {
+            return Dur::from_secs_f64(self.ns_timeout());
+        }
         let mult = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
         self.base.saturating_mul(mult).min(self.cfg.max)
     }
 
     /// The timer expired: back off (RFC 6298 5.5).
     pub fn on_timeout(&mut self) {
+        if self.ns {
+            if self.nsbackoff < 64 || self.ns_timeout() < self.cfg.max.as_secs_f64() {
+                self.nsbackoff <<= 1;
+                self.backoff += 1;
+            }
+            if self.nsbackoff > 8 {
+                self.t_rttvar += self.t_srtt >> 3;
+                self.t_srtt = 0;
+            }
+            return;
+        }
         self.backoff = (self.backoff + 1).min(62);
+    }
+
+    /// ns-2's `t_backoff_ = 1` without an RTT sample.
+    pub fn reset_backoff(&mut self) {
+        self.nsbackoff = 1;
+        self.backoff = 0;
     }
 
     pub fn backoff(&self) -> u32 {
@@ -95,6 +204,9 @@ impl RtoEstimator {
     /// RFC 6298 5.7: if the SYN's timer expired, RTO is re-initialised to 3 s (or the configured
     /// initial RTO if larger) when data transmission begins.
     pub fn reset_after_syn_timeout(&mut self) {
+        if self.ns {
+            return;
+        }
         if self.srtt.is_none() {
             self.base = self.cfg.initial.max(Dur::from_secs(3)).min(self.cfg.max);
             self.backoff = 0;
@@ -123,6 +235,61 @@ mod tests {
             beta: 0.25,
             k: 4.0,
         }
+    }
+
+    fn ns2_ticks(phase_ms: u64) -> RtoEstimator {
+        // ns-2.35: tcpTick_ 10 ms, minrto_ 200 ms, maxrto_ 60 s, rtxcur_init_ 3 s.
+        let mut e = RtoEstimator::new(RtoConfig {
+            initial: Dur::from_secs(3),
+            min: Dur::from_millis(200),
+            granularity: Dur::from_millis(10),
+            ..cfg()
+        });
+        e.use_ns2_ticks(Dur::from_millis(phase_ms));
+        e
+    }
+
+    #[test]
+    fn ns2_counts_ticks_from_the_boundary_before_the_send_time() {
+        // 45 ms sent at t = 1.0003 s, 0.3 ms past a boundary: 4 ticks; t_srtt_ = 4 << 3,
+        // t_rttvar_ = 4 << 1, t_rtxcur_ = ((8 << 3) + 32) >> 3 = 12 ticks = 120 ms, below
+        // minrto_ (200 ms).
+        let mut e = ns2_ticks(0);
+        assert_eq!(e.rto(), Dur::from_secs(3));
+        e.sample_at(SimTime(1_045_300_000), Dur::from_millis(45));
+        assert_eq!(e.srtt(), Some(Dur::from_millis(40)));
+        assert_eq!(e.rto(), Dur::from_millis(200));
+        // The same 45 ms sent 6.3 ms past a boundary spans 5 ticks.
+        let mut late = ns2_ticks(6);
+        late.sample_at(SimTime(1_045_300_000), Dur::from_millis(45));
+        assert_eq!(late.srtt(), Some(Dur::from_millis(50)));
+        // A sample shorter than a tick counts as one (the floor).
+        let mut short = ns2_ticks(0);
+        short.sample_at(SimTime(2_003_500_000), Dur::from_millis(3));
+        assert_eq!(short.srtt(), Some(Dur::from_millis(10)));
+    }
+
+    #[test]
+    fn ns2_backoff_doubles_to_64_and_folds_srtt_into_rttvar_past_8() {
+        let mut e = ns2_ticks(0);
+        e.sample_at(SimTime(1_500_300_000), Dur::from_millis(500));
+        // 50 ticks: t_rtxcur_ = ((100 << 3) + 400) >> 3 = 150 ticks = 1.5 s.
+        assert_eq!(e.rto(), Dur::from_millis(1500));
+        let seen: Vec<Dur> = (0..4)
+            .map(|_| {
+                e.on_timeout();
+                e.rto()
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [3000, 6000, 12000, 24000].map(Dur::from_millis).to_vec()
+        );
+        // t_backoff_ 16 > 8 folded SRTT (50 ticks) into RTTVAR and zeroed it: the next sample
+        // restarts the estimator as a first one.
+        e.sample_at(SimTime(30_000_000_000), Dur::from_millis(100));
+        assert_eq!(e.srtt(), Some(Dur::from_millis(100)));
+        assert_eq!(e.backoff(), 0);
     }
 
     #[test]

@@ -325,6 +325,31 @@ impl Scoreboard {
         });
     }
 
+    /// Forget every SACK (ns-2 Sack1's ClearScoreBoard at a timeout).
+    pub fn forget_sacks(&mut self) {
+        for i in 0..self.segs.len() {
+            self.update(i, |s| s.sacked = false);
+        }
+        self.high_sacked = 0;
+        self.sacked_segs_below = 0;
+        self.sacked_bytes_below = 0;
+        if let Some(f) = self.segs.front() {
+            self.islost_from = f.start;
+        }
+    }
+
+    /// Clear the lost mark of every segment not yet retransmitted (ns-2 Sack1's ClearScoreBoard
+    /// when fast recovery ends).
+    pub fn unmark_pending_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            self.update(i, |s| {
+                if s.lost && !s.retransmitted {
+                    s.lost = false;
+                }
+            });
+        }
+    }
+
     /// Mark every unSACKed segment lost (after a retransmission timeout).
     pub fn mark_all_lost(&mut self) {
         for i in 0..self.segs.len() {

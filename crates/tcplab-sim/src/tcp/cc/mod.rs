@@ -108,6 +108,11 @@ pub enum CaRule {
     PerAck,
     /// Appropriate byte counting (RFC 3465): cwnd += MSS once a full cwnd of bytes is acked.
     ByteCounting,
+    /// ns-2's `opencwnd` on a `cwnd_` of packets held as a double (`Ns2Rules::cwnd_double`):
+    /// slow start adds one packet per ACK and carries nothing into congestion avoidance, which
+    /// adds 1/cwnd packets per ACK and keeps the fraction (in millionths of a byte, in
+    /// `ca_bytes`).
+    Ns2Double,
 }
 
 /// The small state block shared by the sender and its congestion control.
@@ -287,6 +292,10 @@ pub trait CongestionControl: Send {
 /// RFC 5681 window growth: slow start below ssthresh (bytes left over when cwnd reaches it go to
 /// congestion avoidance), congestion avoidance above. Shared by the loss-based algorithms.
 pub fn reno_increase(st: &mut CcState, acked: u64) {
+    if st.ca_rule == CaRule::Ns2Double && st.cwnd < st.ssthresh {
+        st.cwnd += st.mss;
+        return;
+    }
     if st.cwnd < st.ssthresh {
         let left = slow_start(st, acked);
         if left > 0 && st.cwnd >= st.ssthresh {
@@ -315,6 +324,16 @@ pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
             // to 1 byte".
             let inc = (st.mss * st.mss / st.cwnd.max(1)).max(1);
             st.cwnd += inc;
+        }
+        CaRule::Ns2Double => {
+            // cwnd_ += 1 / cwnd_ packets, the fraction kept.
+            let micro = st.mss * st.mss * 1_000_000 / st.cwnd.max(1);
+            st.cwnd += micro / 1_000_000;
+            st.ca_bytes += micro % 1_000_000;
+            if st.ca_bytes >= 1_000_000 {
+                st.ca_bytes -= 1_000_000;
+                st.cwnd += 1;
+            }
         }
         CaRule::ByteCounting => {
             st.ca_bytes += acked;

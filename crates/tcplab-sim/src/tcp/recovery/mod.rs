@@ -59,6 +59,8 @@ pub struct SenderView {
     pub min_rtt: Option<Dur>,
     /// When the retransmission timer expires, if it is armed.
     pub rto_deadline: Option<SimTime>,
+    /// The `sack` recovery follows ns-2's Sack1 (`Ns2Rules::sack1`).
+    pub sack1: bool,
 }
 
 impl SenderView {

@@ -63,7 +63,12 @@ impl Sack {
     }
 
     fn mark(&self, v: &SenderView, sb: &mut Scoreboard) {
-        sb.mark_lost_by_sack(v.dupthresh, v.mss);
+        if v.sack1 {
+            // ns-2 Sack1 (ScoreBoardRQ::GetNextRetran): every hole below the highest SACK.
+            sb.mark_lost_by_sack(1, v.mss);
+        } else {
+            sb.mark_lost_by_sack(v.dupthresh, v.mss);
+        }
     }
 }
 
@@ -81,6 +86,11 @@ impl LossRecovery for Sack {
     }
 
     fn triggers_fast_retransmit(&mut self, v: &SenderView, sb: &Scoreboard) -> bool {
+        if v.sack1 {
+            // ns-2 Sack1TcpAgent::recv: fast retransmit on the numdupacks_-th counted duplicate
+            // ACK only, not on IsLost(HighACK + 1).
+            return v.dupacks == v.dupthresh;
+        }
         v.dupacks >= v.dupthresh || (v.sack_ok && sb.front_is_lost(v.dupthresh, v.mss))
     }
 
