@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -66,3 +67,116 @@ def test_reduced_grid_against_ns2():
     # the rescue retransmission ns-2's Sack1 lacks is off in the ns2 profile)
     sent = lossy["tcplab.goodput_Bps"] * ns2.STOP_S / ns2.PKTSIZE
     assert ((lossy["tcplab.retransmissions"] / sent).between(0.005, 0.012)).all()
+    # Paired with ns-2's own losses and tick phase, every run delivers the same bytes.
+    paired = ns2.compare(ref, ns2.run_tcplab(ns2.REDUCED, paired=True), paired=True)
+    assert (paired["identical"] == ns2.REDUCED.seeds).all(), paired.to_string()
+
+
+# --- paired runs: tcplab replays ns-2's own losses (no ns-2 needed) -------------------------
+
+#: ns-2.35's output for seeds 1-3 of every lossy cell of the full grid, recorded here with
+#: `tcplab conformance ns2 --paired --out DIR` (runs-ns2.csv).
+RECORDED = pd.read_csv(Path(__file__).parent / "data" / "ns2_chain_runs.csv")
+
+RULES = ("cwnd_double", "exit_keeps_cwnd", "newreno_partial", "tahoe_keeps_dupacks",
+         "rtt_ticks", "rtt_active", "fast_retransmit_restarts_rto", "send_one", "sack1",
+         "two_way_handshake", "wire")  # fmt: skip
+
+
+def _paired(overrides: dict | None = None) -> pd.DataFrame:
+    runs = list(RECORDED[["agent", "p", "delay_ms", "seed"]].itertuples(index=False))
+    scs = [tcplab.Scenario(ns2.scenario(a, p, int(d), int(s), paired=True)) for a, p, d, s in runs]
+    if overrides:
+        scs = [sc.with_overrides(overrides) for sc in scs]
+    rows = []
+    for res in tcplab.run_many(scs, jobs=2):
+        c = res.summary["connections"][0]["client"]
+        rows.append((res.summary["apps"][0]["bytes_received"] / ns2.STOP_S,
+                     c["retransmissions"], c["rto_expirations"], c["fast_retransmits"]))  # fmt: skip
+    got = pd.DataFrame(rows, columns=["goodput_Bps", "retransmissions", "timeouts", "fr"])
+    return pd.concat([RECORDED.reset_index(drop=True), got.add_prefix("tcplab.")], axis=1)
+
+
+def _identical(m: pd.DataFrame) -> pd.Series:
+    return ((m["tcplab.goodput_Bps"] - m["goodput_Bps"]).abs() * ns2.STOP_S < 1) & (
+        m["tcplab.timeouts"] == m["timeouts"]
+    )
+
+
+def test_ns2_loss_stream_is_mrg32k3a_seeded_as_ns2_does():
+    # L'Ecuyer's MRG32k3a from state (1, 1, 1, 1, 1, 1): the third draw is what decides the
+    # SYN's fate in chain.tcl, 0.0142 for seed 1 (so p = 5 % loses it, p = 1 % does not).
+    r = ns2.Ns2Rng(1)
+    assert [round(r.uniform(), 12) for _ in range(3)] == [0.000339577224, 0.555880715983,
+                                                          0.014204660653]  # fmt: skip
+    assert ns2.ns2_losses(0.05, 1, 50)[:1] == (0,)  # the first SYN is lost ...
+    assert 0 not in ns2.ns2_losses(0.01, 1, 50)  # ... at 5 %, not at 1 %
+    assert ns2.ns2_boot_time(1) == pytest.approx(0.01 * 0.555880715983)
+    with pytest.raises(ValueError, match="seed"):
+        ns2.Ns2Rng(0)
+
+
+def test_paired_runs_deliver_what_ns2_delivered():
+    # Every run of the recorded ns-2 output, replayed: the same bytes and the same timeouts in
+    # 63 of the 72 runs. The rest are Sack1 at p >= 5 % and one
+    # NewReno run (the notes of issue 15 trace them). Cell means within 3 % at 3 seeds (Sack1,
+    # 10 %, 10 ms, seed 2 is 8.6 % faster); over the grid's 10 seeds within 0.5 %.
+    m = _paired()
+    same = _identical(m)
+    assert same.sum() >= 63, m[~same].to_string()
+    assert set(m[~same]["agent"]) <= {"sack1", "newreno", "reno"}
+    cells = m.groupby(["agent", "p", "delay_ms"])[["goodput_Bps", "tcplab.goodput_Bps"]].mean()
+    ratio = cells["tcplab.goodput_Bps"] / cells["goodput_Bps"]
+    assert (ratio - 1).abs().max() < 0.03, ratio.to_string()
+    # ns-2 may count one or two retransmissions more (packets it sent as the run stopped).
+    assert (m["retransmissions"] - m["tcplab.retransmissions"]).between(0, 2)[same].all()
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_each_ns2_rule_brings_tcplab_closer_to_ns2(rule):
+    # Switching one rule of the ns2 profile off makes fewer runs agree with ns-2's own.
+    on = _identical(_paired()).sum()
+    off = _identical(_paired({f"tcp.ns2.{rule}": False})).sum()
+    assert off < on, f"{rule}: {off} identical runs without it, {on} with it"
+
+
+def _opening(rules: dict | None = None, *, seed: int = 7, p: float = 0.1) -> pd.DataFrame:
+    sc = ns2.scenario("tahoe", p, 49, seed, paired=True)
+    sc["output"] = {"packets": True}
+    if rules:
+        sc["tcp"]["ns2"].update(rules)
+    pk = tcplab.run(tcplab.Scenario(sc)).traces["packets"]
+    return pk[pk["event"] == "send"].head(8).reset_index(drop=True)
+
+
+def test_ns2_opens_with_two_packets_and_its_sink_never_repeats_the_syn_ack():
+    # Seed 7 at 10 %: ns-2 loses the first SYN (frame 0) and the first data packet (frame 2).
+    assert ns2.ns2_losses(0.1, 7, 10)[:2] == (0, 2)
+    pk = _opening()
+    syn, syn_ack, ack = 0x02, 0x12, 0x10
+    # SYN (lost), SYN again at 3 s, the sink's SYN-ACK, then data carrying the ACK at once.
+    # The passive end repeats its SYN-ACK at 3 s, which the sender leaves unanswered, so the
+    # next packet on rtr -> dst is the sender's own timeout: 6 s later, as ns-2 keeps the SYN's
+    # back-off (t_backoff_ 2 x rtxcur_init_ 3 s) until the first RTT sample.
+    mine = pk[pk["from_end"] == 0]
+    assert [tuple(r) for r in mine[["flags", "len"]].head(4).itertuples(index=False)] == [
+        (syn, 0), (syn, 0), (ack, 1000), (ack, 1000)]  # fmt: skip
+    t = mine["time_s"].tolist()
+    assert t[3] - t[2] == pytest.approx(6.0)
+    assert ((pk["from_end"] == 1) & (pk["flags"] == syn_ack)).sum() == 2
+    # RFC 9293: a pure ACK completes the handshake (here it is the lost frame 2).
+    rfc = _opening({"two_way_handshake": False})
+    rmine = rfc[rfc["from_end"] == 0]
+    assert (rmine["flags"].iloc[2], rmine["len"].iloc[2]) == (ack, 0)
+
+
+def test_ns2_initial_ssthresh_is_the_window():
+    # TcpAgent::reset(): ssthresh_ = wnd_; with window_ 32 slow start runs to 32 packets.
+    tcp = lambda **k: tcplab.Scenario(ns2.scenario("reno", 0, 4, 1, **k)).describe()[  # noqa: E731
+        "apps"
+    ][0]["tcp"]
+    assert tcp()["initial_ssthresh"] == 20_000
+    assert tcp(window=32)["initial_ssthresh"] == 32_000
+    sc = ns2.scenario("reno", 0, 4, 1, window=32)
+    sc["tcp"]["initial_ssthresh"] = 5000
+    assert tcplab.Scenario(sc).describe()["apps"][0]["tcp"]["initial_ssthresh"] == 5000

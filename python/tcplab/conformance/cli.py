@@ -1,7 +1,16 @@
 """``tcplab conformance ns2``: tcplab's ns2 profile against ns-2.35 on the chain grid.
 
-    tcplab conformance ns2 [--grid full|reduced] [--seeds N] [--jobs N] [--json] [--out DIR]
-                           [--set PATH=VALUE ...] [--ns-tcl TCL]
+    tcplab conformance ns2 [--grid full|reduced] [--seeds N] [--paired] [--jobs N] [--json]
+                           [--loss P,P,..] [--delay MS,MS,..] [--rate MBPS] [--window PKTS]
+                           [--packet-size BYTES] [--out DIR] [--set PATH=VALUE ...]
+                           [--ns-tcl TCL]
+
+``--loss``, ``--delay``, ``--rate``, ``--window`` and ``--packet-size`` move the grid to other
+points of the same chain (the Tcl takes them too).
+
+``--paired`` makes tcplab replay ns-2's own loss sequence and tick phase for each seed, so the
+two sides of a seed can agree run by run (the ``identical`` column counts the runs that
+deliver the same bytes).
 
 ``--set`` changes tcplab's scenarios (switch one of the profile's rules off:
 ``--set tcp.recover_guard_all=false``); ``--ns-tcl`` runs Tcl in ns-2 before the agents are
@@ -28,6 +37,21 @@ app = typer.Typer(
 EXIT_USER_ERROR = 2
 
 
+_OPTIONS = {"probabilities": "--loss", "delays_ms": "--delay", "rate_mbps": "--rate",
+            "pktsize": "--packet-size", "window": "--window", "seeds": "--seeds"}  # fmt: skip
+
+
+def _numbers(option: str, text: str | None, kind: type) -> tuple | None:
+    if text is None:
+        return None
+    try:
+        return tuple(kind(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(
+            f"{option}: invalid value {text!r}; allowed: {kind.__name__}s separated by commas"
+        ) from None
+
+
 @app.command("ns2")
 def ns2_cmd(
     grid: Annotated[
@@ -39,6 +63,30 @@ def ns2_cmd(
             "--seeds", min=1, help="Seeds per cell (default: the grid's).", show_default=False
         ),  # fmt: skip
     ] = None,
+    loss: Annotated[
+        str | None,
+        typer.Option("--loss", help="Loss probabilities, comma-separated.", show_default=False),
+    ] = None,
+    delay: Annotated[
+        str | None,
+        typer.Option(
+            "--delay", help="One-way bottleneck delays in ms, comma-separated.", show_default=False
+        ),  # fmt: skip
+    ] = None,
+    rate: Annotated[
+        float | None,
+        typer.Option("--rate", help="Bottleneck rate in Mbit/s (2).", show_default=False),
+    ] = None,
+    window: Annotated[
+        int | None, typer.Option("--window", help="window_ in packets (20).", show_default=False)
+    ] = None,
+    packet_size: Annotated[
+        int | None,
+        typer.Option("--packet-size", help="packetSize_ in bytes (1000).", show_default=False),
+    ] = None,
+    paired: Annotated[
+        bool, typer.Option("--paired", help="Replay ns-2's losses and tick phase in tcplab.")
+    ] = False,
     jobs: JobsOpt = None,
     assignments: SetOpt = None,
     ns_tcl: Annotated[
@@ -65,19 +113,29 @@ def ns2_cmd(
     from . import ns2
 
     try:
-        g = ns2.grid_named(grid, seeds)
+        g = ns2.grid_named(
+            grid,
+            seeds,
+            probabilities=_numbers("--loss", loss, float),
+            delays_ms=_numbers("--delay", delay, int),
+            rate_mbps=rate,
+            window=window,
+            pktsize=packet_size,
+        )
         ns2.find_ns()
     except (ValueError, ns2.Ns2Unavailable) as e:
-        typer.echo(f"error: {e}", err=True)
+        field, sep, rest = str(e).partition(":")
+        option = _OPTIONS.get(field, field)
+        typer.echo(f"error: {option}{sep}{rest}", err=True)
         raise typer.Exit(EXIT_USER_ERROR) from None
     overrides = dict(parse_assignment(a) for a in assignments or [])
     try:
-        sim = ns2.run_tcplab(g, jobs=jobs, overrides=overrides or None)
+        sim = ns2.run_tcplab(g, jobs=jobs, overrides=overrides or None, paired=paired)
     except TcplabError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_USER_ERROR) from None
     ref = ns2.run_ns2(g, jobs=jobs, extra_tcl=ns_tcl)
-    cells = ns2.compare(ref, sim)
+    cells = ns2.compare(ref, sim, paired=paired)
     summary = ns2.verdict(cells)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -91,10 +149,11 @@ def ns2_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"tcplab ns2 profile vs ns-2.35, {g.seeds} seeds per cell",
+    table = Table(title=f"tcplab ns2 profile vs ns-2.35, {g.seeds} seeds per cell"
+                  + (", paired" if paired else ""),
                   title_justify="left")  # fmt: skip
     heads = ["agent", "p", "delay ms", "ns-2 B/s", "tcplab B/s", "ratio", "rtx ns-2", "rtx",
-             "RTO ns-2", "RTO", "FR ns-2", "FR"]  # fmt: skip
+             "RTO ns-2", "RTO", "FR ns-2", "FR"] + (["identical"] if paired else [])  # fmt: skip
     for h in heads:
         table.add_column(h, justify="left" if h == "agent" else "right")
     for d in cells.to_dict("records"):
@@ -105,6 +164,7 @@ def ns2_cmd(
             f"{d['ns2.retransmissions']:.1f}", f"{d['tcplab.retransmissions']:.1f}",
             f"{d['ns2.timeouts']:.1f}", f"{d['tcplab.timeouts']:.1f}",
             f"{d['ns2.fast_retransmits']:.1f}", f"{d['tcplab.fast_retransmits']:.1f}",
+            *([f"{d['identical']}/{g.seeds}"] if paired else []),
         )  # fmt: skip
     console = Console()
     if not console.is_terminal:  # a pipe or a file: do not fold the table into 80 columns
@@ -116,4 +176,5 @@ def ns2_cmd(
         f"max {100 * summary['max_abs_ratio_minus_1']:.1f} %; retransmissions within 10 %: "
         f"{summary['retransmissions_within_10pct']}; timeouts within 10 %: "
         f"{summary['timeouts_within_10pct']}"
+        + (f"; identical runs: {summary['identical_runs']} of {len(sim)}" if paired else "")
     )
