@@ -114,3 +114,36 @@ def test_variants_json_lists_each_algorithms_parameters() -> None:
     }
     lrs = {r["name"]: r["params"] for r in reg["loss_recoveries"]}
     assert {p["name"] for p in lrs["rack-tlp"]} == {"max_ack_delay", "tlp", "reo_wnd_mult"}
+
+
+def _bwe_trace(cc: str) -> tuple[tcplab.Result, object]:
+    sc = tcplab.Scenario.from_dict(
+        {
+            "run": {"name": "bwe", "stop_time": "20s"},
+            "tcp": {"profile": "rfc", "congestion_control": cc, "loss_recovery": "newreno",
+                    "rcv_buf": "1MB", "delayed_ack": False},  # fmt: skip
+            "nodes": [{"name": "c"}, {"name": "s"}],
+            "links": [{"name": "l", "a": "s", "b": "c", "rate": "4Mbps", "delay": "20ms",
+                       "framing": "none", "queue": "30p"}],  # fmt: skip
+            "apps": [{"name": "x", "kind": "ftp", "client": "c", "server": "s", "size": "5MB"}],
+            "output": {"trace": True},
+        }
+    )
+    res = tcplab.run(sc, seed=1)
+    return res, res.traces["trace"]
+
+
+def test_trace_carries_westwoods_bandwidth_estimate_and_rtt_min():
+    # A 4 Mbit/s bottleneck the transfer fills: Westwood's BWE (bytes/s of ACKed payload,
+    # 1460 of each 1500 bytes on the wire) settles near the link's payload rate, and its
+    # RTTmin is the unloaded round trip: 40 ms plus one segment's serialisation (3 ms) and the
+    # ACK's (0.08 ms).
+    _, tr = _bwe_trace("westwood")
+    late = tr[tr["time_s"] > 10]
+    payload_rate = 4e6 / 8 * 1460 / 1500
+    assert late["bwe_Bps"].median() == pytest.approx(payload_rate, rel=0.1)
+    rtt_min = late["bwe_rtt_min_s"].iloc[-1]
+    assert 0.040 < rtt_min < 0.040 + 0.0031 + 0.0002
+    # Other algorithms keep no estimate: the columns are empty, not zero.
+    _, reno = _bwe_trace("reno")
+    assert reno["bwe_Bps"].isna().all() and reno["bwe_rtt_min_s"].isna().all()

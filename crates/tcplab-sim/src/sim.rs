@@ -626,6 +626,7 @@ impl<'s> Sim<'s> {
         let s = self.apps[conn].sender as usize;
         let snd = &self.conns[conn][s];
         let rcv = &self.conns[conn][1 - s];
+        let (bwe, rtt_min) = snd.cc_bandwidth_estimate().unwrap_or((f64::NAN, None));
         TraceRow {
             end: s as u8,
             node: snd.node,
@@ -641,6 +642,8 @@ impl<'s> Sim<'s> {
             rto_s: snd.rto.rto().as_secs_f64(),
             ack: rcv.rcv_nxt,
             bytes_received: rcv.delivered,
+            bwe_bps: bwe,
+            bwe_rtt_min_s: rtt_min.map_or(f64::NAN, |d| d.as_secs_f64()),
         }
     }
 

@@ -114,6 +114,10 @@ pub struct TraceRow {
     pub rto_s: f64,
     pub ack: u64,
     pub bytes_received: u64,
+    /// The congestion control's bandwidth estimate (bytes/s) and its RTTmin (s); NaN when it
+    /// keeps none (`CongestionControl::bandwidth_estimate`).
+    pub bwe_bps: f64,
+    pub bwe_rtt_min_s: f64,
 }
 
 #[derive(Debug, Default)]
@@ -131,6 +135,8 @@ pub struct ConnTrace {
     rto: Vec<f64>,
     ack: Vec<u64>,
     bytes_received: Vec<u64>,
+    bwe: Vec<f64>,
+    bwe_rtt_min: Vec<f64>,
 }
 
 impl ConnTrace {
@@ -156,6 +162,8 @@ impl ConnTrace {
         self.rto.push(r.rto_s);
         self.ack.push(r.ack);
         self.bytes_received.push(r.bytes_received);
+        self.bwe.push(r.bwe_bps);
+        self.bwe_rtt_min.push(r.bwe_rtt_min_s);
     }
     pub fn len(&self) -> usize {
         self.time.len()
@@ -179,6 +187,8 @@ impl ConnTrace {
                 ("rto_s".into(), Column::F64(self.rto)),
                 ("ack".into(), Column::U64(self.ack)),
                 ("bytes_received".into(), Column::U64(self.bytes_received)),
+                ("bwe_Bps".into(), Column::F64(self.bwe)),
+                ("bwe_rtt_min_s".into(), Column::F64(self.bwe_rtt_min)),
             ],
         }
     }

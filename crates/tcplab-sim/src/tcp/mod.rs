@@ -498,6 +498,9 @@ impl Endpoint {
         }
     }
 
+    pub fn cc_bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
+        self.cc.bandwidth_estimate()
+    }
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }

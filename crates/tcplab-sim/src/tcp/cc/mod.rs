@@ -274,6 +274,12 @@ pub trait CongestionControl: Send {
     /// An RTT measurement (for delay-based controllers).
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: Dur) {}
 
+    /// The algorithm's own bandwidth estimate in bytes/s and the minimum RTT it pairs with it
+    /// (Westwood's BWE and RTTmin), for the trace. None: it keeps no such estimate.
+    fn bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
+        None
+    }
+
     /// A segment was sent (for pacing or rate-based controllers).
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
 

@@ -202,6 +202,9 @@ impl Westwood {
 }
 
 impl CongestionControl for Westwood {
+    fn bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
+        Some((self.bwe, self.shared.rtt_min))
+    }
     fn name(&self) -> &'static str {
         "westwood"
     }

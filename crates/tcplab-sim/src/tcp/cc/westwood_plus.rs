@@ -96,6 +96,9 @@ impl WestwoodPlus {
 }
 
 impl CongestionControl for WestwoodPlus {
+    fn bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
+        Some((self.bwe(), self.shared.rtt_min))
+    }
     fn name(&self) -> &'static str {
         "westwood+"
     }
