@@ -129,7 +129,7 @@ fn every_timeout_halves_ssthresh_in_ns2() {
 }
 
 #[test]
-fn newreno_leaves_recovery_with_cwnd_at_ssthresh_in_ns2() {
+fn newreno_leaves_recovery_with_cwnd_at_ssthresh_opened_once_in_ns2() {
     // ns-2.35's NewReno sets no window at the full ACK (`exit_recovery_fix_` = 0): what remains
     // is cwnd_ = ssthresh_ from the fast retransmit, RFC 6582's option (2). Option (1), the
     // rfc profile's, clamps it to the data outstanding plus one packet: near the end of the
@@ -228,6 +228,12 @@ fn ns2_rules_refuse_bad_input_by_name() {
     let e = bad("profile = \"ns2\"\nns2 = { tick_phase = \"12ms\" }");
     assert!(
         e.contains("tcp.ns2.tick_phase") && e.contains("clock_granularity"),
+        "{e}"
+    );
+    // Ticks need a clock.
+    let e = bad("profile = \"ns2\"\nclock_granularity = \"0s\"");
+    assert!(
+        e.contains("tcp.ns2.rtt_ticks") && e.contains("clock_granularity"),
         "{e}"
     );
     let e = bad("profile = \"ns2\"\nns2 = true");

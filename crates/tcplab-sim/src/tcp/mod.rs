@@ -398,7 +398,7 @@ impl Endpoint {
             cwnd: cfg.initial_cwnd as u64 * mss,
             ssthresh: cfg.initial_ssthresh,
             mss,
-            ca_rule: if cfg.ns2.cwnd_double {
+            ca_rule: if ns2.cwnd_double {
                 CaRule::Ns2Double
             } else {
                 cfg.ca_rule
@@ -1601,7 +1601,7 @@ impl Endpoint {
             self.recovery_credits = 0;
             self.prr = None;
             if std::mem::take(&mut self.cc_fast_recovery) {
-                if self.cfg.ns2.exit_keeps_cwnd {
+                if self.ns2.exit_keeps_cwnd {
                     // ns-2: cwnd_ stays; Reno/NewReno open it once on this ACK, Sack1 does not.
                     if !self.ns2.sack1 {
                         self.grow_window(grow, ctx.now);
@@ -1614,11 +1614,9 @@ impl Endpoint {
                 self.grow_window(grow, ctx.now);
             }
             if full && self.ns2.sack1 {
-                // ns-2 Sack1TcpAgent::recv: recover_ = 0 when fast recovery ends.
+                // ns-2 Sack1TcpAgent::recv: recover_ = 0 when fast recovery ends, and
+                // ClearScoreBoard(): holes learnt in recovery are forgotten.
                 self.fr_guard = None;
-            }
-            if full && self.ns2.sack1 {
-                // ... and ClearScoreBoard(): holes learnt in recovery are forgotten.
                 self.sb.forget_sacks();
                 self.sb.unmark_pending_lost();
             }
@@ -1725,7 +1723,7 @@ impl Endpoint {
         self.whole_segments();
         self.stats.fast_retransmits += 1;
         let style = self.cc.recovery_style();
-        if self.cfg.ns2.cwnd_double && style != RecoveryStyle::None {
+        if self.ns2.cwnd_double && style != RecoveryStyle::None {
             // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = windowd()/2, not rounded.
             self.ccs.cwnd = (base / 2).max(1);
         }

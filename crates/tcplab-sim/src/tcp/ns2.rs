@@ -17,14 +17,16 @@ pub struct Ns2Rules {
     /// ACK in slow start and never carries the rest of an ACK into congestion avoidance
     /// (windowOption_ 1: `cwnd_ += increase_num_ / cwnd_`, fraction kept);
     /// `slowdown(CLOSE_CWND_HALF)` sets `cwnd_ = windowd() / 2` at a fast retransmit, not
-    /// rounded to whole packets.
+    /// rounded to whole packets. Only with tahoe, reno and newreno (ns-2's own agents); other
+    /// congestion controls keep their arithmetic.
     pub cwnd_double: bool,
     /// The ACK that ends fast recovery leaves `cwnd_` where the halving put it, and Reno and
     /// NewReno open it once on that ACK (`RenoTcpAgent::recv`, `NewRenoTcpAgent::recv`:
-    /// `dupacks_ = 0` then `opencwnd()`; Sack1's `recv` does not open it).
+    /// `dupacks_ = 0` then `opencwnd()`; Sack1's `recv` does not open it). Only with tahoe,
+    /// reno and newreno; it replaces their exit rule (`cc_params.full_ack`).
     pub exit_keeps_cwnd: bool,
     /// NewReno's partial ACKs (tcp-newreno.cc, newreno_changes_ 0, newreno_changes1_ 1,
-    /// partial_window_deflation_ 0): `partialnewack` deflates `cwnd_` by what the inflation
+    /// partial_window_deflation_ 1): `partialnewack` deflates `cwnd_` by what the inflation
     /// cannot absorb, sends at most 2 packets per ACK (`send_much(0, 0, maxburst_ 2)` in
     /// fast recovery), restarts the timer on the first partial ACK only ("impatient"), and an
     /// ACK that covers the timed packet stops the timing and the back-off without an RTT
@@ -132,8 +134,15 @@ impl Ns2Rules {
         Ok(())
     }
 
-    /// `tick_phase` must fall inside one tick.
+    /// `tick_phase` must fall inside one tick, and ticks need a clock.
     pub fn check(&self, tick: Dur, path: &str) -> SimResult<()> {
+        if self.rtt_ticks && tick == Dur::ZERO {
+            return Err(SimError::invalid(
+                format!("{path}.rtt_ticks"),
+                "true",
+                "false, or a clock_granularity above 0 (the tick RTT samples are counted in)",
+            ));
+        }
         if self.tick_phase >= tick && self.tick_phase > Dur::ZERO {
             return Err(SimError::invalid(
                 format!("{path}.tick_phase"),
@@ -164,16 +173,24 @@ pub(crate) struct Ns2Active {
     pub newreno: bool,
     /// `tahoe_keeps_dupacks` with the `tahoe` congestion control.
     pub tahoe_keeps_dupacks: bool,
+    /// `cwnd_double` with one of ns-2's own window rules (tahoe, reno, newreno); other
+    /// congestion controls keep their own arithmetic.
+    pub cwnd_double: bool,
+    /// `exit_keeps_cwnd` with tahoe, reno or newreno (others keep their own exit rule).
+    pub exit_keeps_cwnd: bool,
     /// A rule that changes the sender's pipe or window is on (`sack1`, `send_one`).
     pub window_rules: bool,
 }
 
 impl Ns2Active {
     pub fn new(r: &Ns2Rules, cc: &str, recovery: &str) -> Self {
+        let classic = matches!(cc, "tahoe" | "reno" | "newreno");
         Ns2Active {
             sack1: r.sack1 && recovery == "sack",
             newreno: r.newreno_partial && recovery == "newreno",
             tahoe_keeps_dupacks: r.tahoe_keeps_dupacks && cc == "tahoe",
+            cwnd_double: r.cwnd_double && classic,
+            exit_keeps_cwnd: r.exit_keeps_cwnd && classic,
             window_rules: (r.sack1 && recovery == "sack") || r.send_one,
         }
     }

@@ -327,6 +327,9 @@ impl Scoreboard {
 
     /// Forget every SACK (ns-2 Sack1's ClearScoreBoard at a timeout).
     pub fn forget_sacks(&mut self) {
+        if self.high_sacked == 0 {
+            return; // nothing SACKed since the last clearing
+        }
         for i in 0..self.segs.len() {
             self.update(i, |s| s.sacked = false);
         }
