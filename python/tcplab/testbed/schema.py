@@ -763,6 +763,10 @@ def _trace_table(raw: Mapping[str, Any], t_shift: float, node: int = 0) -> pd.Da
             # the receiver's byte count as the sender learns it (one-way delay later).
             "ack": (col("bytes_acked") + 1).astype(np.uint64),
             "bytes_received": col("bytes_acked").astype(np.uint64),
+            # Linux's westwood keeps its estimate private (TCP_INFO and its diag info have
+            # no bandwidth estimate).
+            "bwe_Bps": np.full(n, math.nan),
+            "bwe_rtt_min_s": np.full(n, math.nan),
         }
     )
     for name in ("rttvar_s", "cwnd_segments", "mss", *_TRACE_EXTRAS):
