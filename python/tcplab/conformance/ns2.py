@@ -88,12 +88,17 @@ class Grid:
             ("probabilities", all(0 <= p < 1 for p in self.probabilities), "0 <= p < 1"),
             ("delays_ms", all(1 <= d <= 10_000 for d in self.delays_ms), "1 to 10000 ms"),
             ("seeds", self.seeds >= 1, "at least 1"),
-            ("rate_mbps", 0.01 <= self.rate_mbps <= 10_000, "0.01 to 10000 Mbit/s"),
+            # (at most the 10 Mbit/s access link of chain.tcl, or it would be the bottleneck)
+            ("rate_mbps", 0.01 <= self.rate_mbps <= 10, "0.01 to 10 Mbit/s"),
             ("pktsize", 100 <= self.pktsize <= 9000, "100 to 9000 bytes"),
             ("window", 1 <= self.window <= 10_000, "1 to 10000 packets"),
         ):
             if not ok:
                 raise ValueError(f"{name}: invalid value {getattr(self, name)!r}; allowed: {allowed}")
+        for name in ("agents", "probabilities", "delays_ms"):
+            values = getattr(self, name)
+            if len(set(values)) != len(values):
+                raise ValueError(f"{name}: invalid value {values!r}; allowed: distinct values")
 
     @property
     def link(self) -> dict[str, Any]:
@@ -354,7 +359,7 @@ def compare(ns2: pd.DataFrame, sim: pd.DataFrame, *, paired: bool = False) -> pd
     b = sim.groupby(keys, sort=False)[list(_METRICS)].mean().add_prefix("tcplab.")
     out = a.join(b, how="inner").reset_index()
     if paired:
-        both = ns2.merge(sim, on=[*keys, "seed"], suffixes=("_ns2", ""))
+        both = ns2.merge(sim, on=[*keys, "seed"], suffixes=("_ns2", ""), validate="one_to_one")
         both["identical"] = (both["goodput_Bps"] - both["goodput_Bps_ns2"]).abs() * STOP_S < 1
         same = both.groupby(keys, sort=False)["identical"].sum().rename("identical")
         out = out.merge(same.reset_index(), on=keys, how="left")
