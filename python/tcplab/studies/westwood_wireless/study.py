@@ -158,14 +158,19 @@ class WestwoodWireless(Study):
         elapsed = float(s.get("sim_time_s") or self.stop_s) - float(app.get("start_s") or 0.0)
         got = float(app.get("bytes_received") or 0)
         sent = int(snd.get("data_segments_sent", 0))
+        retx = int(snd.get("retransmissions", 0))
+        drops = int(wl["ab"].get("frames_dropped_error", 0))
         return {
             "throughput_mbps": got * 8 / elapsed / 1e6 if elapsed > 0 else math.nan,
-            "retransmissions": int(snd.get("retransmissions", 0)),
-            "retx_share": int(snd.get("retransmissions", 0)) / sent if sent else math.nan,
+            "retransmissions": retx,
+            "retx_share": retx / sent if sent else math.nan,
+            # Retransmissions per data packet the channel lost: 1 when each loss is resent
+            # once; above 1, resent packets that had arrived (go-back-N after a timeout).
+            "retx_per_loss": retx / drops if drops else math.nan,
             "rto_expirations": int(snd.get("rto_expirations", 0)),
             "fast_retransmits": int(snd.get("fast_retransmits", 0)),
             "srtt_s": float(snd.get("srtt_s") or math.nan),
-            "drops_error": int(wl["ab"].get("frames_dropped_error", 0)),
+            "drops_error": drops,
             "drops_queue": int(wl["ab"].get("frames_dropped_queue", 0)),
         }
 

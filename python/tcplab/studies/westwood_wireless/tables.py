@@ -21,18 +21,20 @@ SWEEP_TABLES: tuple[tuple[str, str, str], ...] = (
 )
 
 #: The columns of `means`, in order.
-_COLUMNS = ["setup", "sweep", "variant", "x", "mbps", "ci", "min", "max", "retx_share", "rto",
-            "srtt_ms", "runs"]  # fmt: skip
+_COLUMNS = ["setup", "sweep", "variant", "x", "mbps", "ci", "min", "max", "retx_share",
+            "retx_per_loss", "rto", "srtt_ms", "runs"]  # fmt: skip
 
 
 def means(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean (and 95 % CI half-width) over seeds per (setup, sweep, variant, x): `mbps`, `ci`,
-    `min`, `max` of the throughput; the mean `retx_share`, `rto` (expirations) and `srtt_ms`."""
+    `min`, `max` of the throughput; the mean `retx_share`, `retx_per_loss`, `rto`
+    (expirations) and `srtt_ms`."""
     a = aggregate(
         runs,
         ["setup", "group", "variant", "x"],
         ci={"mbps": "throughput_mbps"},
-        mean={"retx": "retx_share", "rto": "rto_expirations", "srtt": "srtt_s"},
+        mean={"retx": "retx_share", "rpl": "retx_per_loss", "rto": "rto_expirations",
+              "srtt": "srtt_s"},  # fmt: skip
     )
     if a.empty:
         return a
@@ -46,6 +48,7 @@ def means(runs: pd.DataFrame) -> pd.DataFrame:
             "mbps_min": "min",
             "mbps_max": "max",
             "retx_mean": "retx_share",
+            "rpl_mean": "retx_per_loss",
             "rto_mean": "rto",
         }
     )
