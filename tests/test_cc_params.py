@@ -120,11 +120,25 @@ def _bwe_trace(cc: str) -> tuple[tcplab.Result, object]:
     sc = tcplab.Scenario.from_dict(
         {
             "run": {"name": "bwe", "stop_time": "20s"},
-            "tcp": {"profile": "rfc", "congestion_control": cc, "loss_recovery": "newreno",
-                    "rcv_buf": "1MB", "delayed_ack": False},  # fmt: skip
+            "tcp": {
+                "profile": "rfc",
+                "congestion_control": cc,
+                "loss_recovery": "newreno",
+                "rcv_buf": "1MB",
+                "delayed_ack": False,
+            },  # fmt: skip
             "nodes": [{"name": "c"}, {"name": "s"}],
-            "links": [{"name": "l", "a": "s", "b": "c", "rate": "4Mbps", "delay": "20ms",
-                       "framing": "none", "queue": "30p"}],  # fmt: skip
+            "links": [
+                {
+                    "name": "l",
+                    "a": "s",
+                    "b": "c",
+                    "rate": "4Mbps",
+                    "delay": "20ms",
+                    "framing": "none",
+                    "queue": "30p",
+                }
+            ],  # fmt: skip
             "apps": [{"name": "x", "kind": "ftp", "client": "c", "server": "s", "size": "5MB"}],
             "output": {"trace": True},
         }

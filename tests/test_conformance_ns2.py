@@ -91,8 +91,8 @@ def _paired(overrides: dict | None = None) -> pd.DataFrame:
     rows = []
     for res in tcplab.run_many(scs, jobs=2):
         c = res.summary["connections"][0]["client"]
-        rows.append((res.summary["apps"][0]["bytes_received"] / ns2.STOP_S,
-                     c["retransmissions"], c["rto_expirations"], c["fast_retransmits"]))  # fmt: skip
+        got = res.summary["apps"][0]["bytes_received"] / ns2.STOP_S
+        rows.append((got, c["retransmissions"], c["rto_expirations"], c["fast_retransmits"]))
     got = pd.DataFrame(rows, columns=["goodput_Bps", "retransmissions", "timeouts", "fr"])
     return pd.concat([RECORDED.reset_index(drop=True), got.add_prefix("tcplab.")], axis=1)
 
@@ -200,9 +200,10 @@ def test_conformance_options_refuse_bad_values_by_name():
     from typer.testing import CliRunner
 
     runner = CliRunner()
-    for argv, option in ((["--loss", "0.1,0.1"], "--loss"), (["--loss", "x"], "--loss"),
-                         (["--rate", "50"], "--rate"), (["--window", "0"], "--window"),
-                         (["--delay", "4,4"], "--delay"), (["--packet-size", "20"], "--packet-size")):  # fmt: skip
+    bad = [("--loss", "0.1,0.1"), ("--loss", "x"), ("--rate", "50"), ("--window", "0"),
+           ("--delay", "4,4"), ("--packet-size", "20")]  # fmt: skip
+    for option, value in bad:
+        argv = [option, value]
         res = runner.invoke(app, ["conformance", "ns2", *argv])
         assert res.exit_code == 2, (argv, res.output)
         assert option in res.output and "allowed" in res.output, (argv, res.output)

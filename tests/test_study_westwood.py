@@ -30,12 +30,19 @@ def test_grid_is_the_papers() -> None:
     assert ww.DELAY_SWEEP_PER == 0.0005  # "0.05% packet error rate"
     assert ww.VARIANTS == ("reno", "sack", "westwood")
     cases = ww.STUDY.cases()
-    n = 1 + len(ww.PERS) + len(ww.SPEEDS_MBPS) + len(ww.DELAYS_MS)
+    n = 1 + len(ww.PERS) + len(ww.SPEEDS_MBPS) + len(ww.DELAY_READINGS) * len(ww.DELAYS_MS)
     assert len(cases) == len(ww.SETUPS) * len(ww.VARIANTS) * n
     assert len({c.key for c in cases}) == len(cases)
     delay = [c for c in cases if c.group == "delay"]
     assert {c.overrides["links.wireless.ab.error"]["p"] for c in delay} == {0.0005}
     assert {c.overrides["links.wireless.delay"] for c in delay if c.params["x"] == 5} == {"2.5ms"}
+    # The other readings of Figure 6: "0.05" as 5 %, and the delay one way.
+    ow = [c for c in cases if c.group == "delay-5pct-oneway"]
+    assert {c.overrides["links.wireless.ab.error"]["p"] for c in ow} == {0.05}
+    assert {c.overrides["links.wireless.delay"] for c in ow if c.params["x"] == 5} == {"5ms"}
+    assert {c.group for c in cases} >= set(ww.DELAY_READINGS)
+    with pytest.raises(ValueError, match="delay_readings"):
+        ww.WestwoodWireless(delay_readings=("delay-10pct",))
 
 
 def test_variants_come_from_the_core() -> None:
@@ -83,7 +90,7 @@ def test_the_example_file_is_the_studys_scenario() -> None:
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory: pytest.TempPathFactory):
     study = ww.WestwoodWireless(
-        setups=("inferred",), pers=(0.0, 0.1), speeds_mbps=(2.0,), delays_ms=(0.0,), stop_s=60
+        setups=("inferred",), pers=(0.0, 0.1), speeds_mbps=(2.0,), delays_ms=(0.0, 15.0), stop_s=60
     )
     out = tmp_path_factory.mktemp("westwood")
     return study.run(seeds=[1, 2, 3], out=out), out
@@ -97,7 +104,8 @@ def _mbps(res, sweep: str, variant: str, x: float) -> float:
 
 def test_reduced_run_westwood_beats_reno_at_10_percent(reduced) -> None:
     res, _ = reduced
-    assert len(res.runs) == 3 * 5 * 3
+    # time, 2 PERs, 1 speed, 2 delays in each of the 4 readings of Figure 6; 3 variants, 3 seeds
+    assert len(res.runs) == (1 + 2 + 1 + 2 * 4) * 3 * 3
     # per seed (common random numbers: the same channel for the three variants): Westwood
     # ahead of Reno and SACK in most runs; a run can stall in RTO back-off, so not the mean
     d = res.runs[(res.runs["group"] == "per") & np.isclose(res.runs["x"], 0.1)]
@@ -128,3 +136,18 @@ def test_reduced_run_report_and_figures(reduced) -> None:
     verdicts = [f for f in res.findings if f.claim.startswith("Inferred setup:")]
     assert verdicts and all(f.holds in (True, False) for f in verdicts)
     assert any("10 % PER" in f.claim for f in verdicts)
+
+
+def test_reduced_run_judges_figure_6_in_each_reading(reduced) -> None:
+    res, _ = reduced
+    fig6 = [f for f in res.findings if "from 0 to 15 ms" in f.claim]
+    readings = ["0.05 % PER, delay as the round trip", "5 % PER, delay as the round trip",
+                "0.05 % PER, delay one way", "5 % PER, delay one way"]  # fmt: skip
+    assert [next(r for r in readings if r in f.claim) for f in fig6] == readings
+    for f in fig6:
+        assert f.holds in (True, False)
+        # the arithmetic behind the verdict: the RTT at 15 ms and the three limits
+        assert "unloaded RTT" in f.detail and "Mathis" in f.detail and "window limit" in f.detail
+    # one way doubles the added delay: 15 ms more each way is 30 ms more per round trip
+    rtt = [float(f.detail.split("unloaded RTT is ")[1].split(" ms")[0]) for f in fig6]
+    assert rtt[2] - rtt[0] == pytest.approx(15.0, abs=0.05)

@@ -121,7 +121,12 @@ def test_riverbed_profile_maps_to_sysctls_route_and_clamp():
         assert f in notes, f
     # The ns2 profile's own rules are named as what Linux does not do; the linux profile has
     # none (below).
-    ns = " | ".join(plan(sarkar(**{"tcp.profile": "ns2", "tcp.congestion_control": "reno"}), have_sysctl=everything).approximations)
+    ns = " | ".join(
+        plan(
+            sarkar(**{"tcp.profile": "ns2", "tcp.congestion_control": "reno"}),
+            have_sysctl=everything,
+        ).approximations
+    )
     listed = ns.split("tcp.ns2 (")[1].split(")")[0].split(", ")
     assert set(listed) == {"cwnd_double", "exit_keeps_cwnd", "fast_retransmit_restarts_rto",
                            "newreno_partial", "rtt_active", "rtt_ticks", "sack1", "send_one",

@@ -94,7 +94,9 @@ class Grid:
             ("window", 1 <= self.window <= 10_000, "1 to 10000 packets"),
         ):
             if not ok:
-                raise ValueError(f"{name}: invalid value {getattr(self, name)!r}; allowed: {allowed}")
+                raise ValueError(
+                    f"{name}: invalid value {getattr(self, name)!r}; allowed: {allowed}"
+                )
         for name in ("agents", "probabilities", "delays_ms"):
             values = getattr(self, name)
             if len(set(values)) != len(values):

@@ -38,6 +38,7 @@ the analysis), `tables`, `claims` (checks and findings) and `figures`; the scena
 from __future__ import annotations
 
 from .paper import (
+    DELAY_READINGS,
     DELAY_SWEEP_PER,
     DELAYS_MS,
     ERRATA,
@@ -61,6 +62,7 @@ from .paper import (
 from .study import WestwoodWireless
 
 __all__ = [
+    "DELAY_READINGS",
     "DELAYS_MS",
     "DELAY_SWEEP_PER",
     "ERRATA",

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 __all__ = [
+    "DELAY_READINGS",
     "DELAYS_MS",
     "DELAY_SWEEP_PER",
     "ERRATA",
@@ -41,6 +42,16 @@ PERS: tuple[float, ...] = tuple(round(0.01 * i, 2) for i in range(21))
 SPEEDS_MBPS: tuple[float, ...] = tuple(float(r) for r in range(2, 11))
 DELAYS_MS: tuple[float, ...] = tuple(2.5 * i for i in range(11))
 DELAY_SWEEP_PER = 0.0005
+#: The delay sweep's two ambiguities, each reading run as its own sweep: "0.05% packet error
+#: rate" as printed (0.05 %) or as the fraction 0.05 written with a stray "%" (5 %, the standard
+#: PER); and its "propagation time" as the round trip (as the paper's 5 ms is elsewhere: the
+#: figure's sweep, "delay") or one way. Name -> (PER, round trip).
+DELAY_READINGS: dict[str, tuple[float, bool]] = {
+    "delay": (DELAY_SWEEP_PER, True),
+    "delay-5pct": (0.05, True),
+    "delay-oneway": (DELAY_SWEEP_PER, False),
+    "delay-5pct-oneway": (0.05, False),
+}
 #: The variants, in the paper's order.
 VARIANTS: tuple[str, ...] = ("reno", "sack", "westwood")
 LABELS = {"reno": "TCP Reno", "sack": "TCP SACK", "westwood": "TCP Westwood"}

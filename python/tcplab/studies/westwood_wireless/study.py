@@ -14,6 +14,7 @@ from .._kit import study_scenario
 from .claims import checks, findings
 from .figures import SWEEP_FIGURES, fig_sweep, fig_time
 from .paper import (
+    DELAY_READINGS,
     DELAY_SWEEP_PER,
     DELAYS_MS,
     ERRATA,
@@ -47,8 +48,9 @@ class WestwoodWireless(Study):
         "A bulk transfer crosses a wired segment and a 2 Mbit/s wireless hop with packet errors "
         "(5 % PER and 5 ms two-way propagation as standard). TCP Reno, SACK and Westwood run "
         "over time at 5 % PER (Figure 3), over PER 0-20 % (Figure 4), over bottleneck speeds "
-        "2-10 Mbit/s (Figure 5) and over propagation times 0-25 ms at 0.05 % PER (Figure 6), "
-        "with the paper's setup as printed and with the RTT its loss-free result implies."
+        "2-10 Mbit/s (Figure 5) and over propagation times 0-25 ms at 0.05 % PER (Figure 6; "
+        "also in its other readings: 5 % PER, and the delay one way), with the paper's setup "
+        "as printed and with the RTT its loss-free result implies."
     )
     citation = (
         "A. O. Oluwatope, A. B. Obabire, G. A. Aderounmu, M. O. Adigun, 'End-to-End "
@@ -64,6 +66,7 @@ class WestwoodWireless(Study):
         pers: Sequence[float] = PERS,
         speeds_mbps: Sequence[float] = SPEEDS_MBPS,
         delays_ms: Sequence[float] = DELAYS_MS,
+        delay_readings: Sequence[str] = tuple(DELAY_READINGS),
         stop_s: float = STOP_S,
         variants: Sequence[str] = VARIANTS,
         timeseries: bool = True,
@@ -71,6 +74,10 @@ class WestwoodWireless(Study):
         unknown = [s for s in setups if s not in SETUPS]
         if unknown:
             raise ValueError(f"unknown setup(s) {unknown}; known: {', '.join(SETUPS)}")
+        odd = [r for r in delay_readings if r not in DELAY_READINGS]
+        if odd:
+            raise ValueError(f"delay_readings: unknown {odd}; known: {', '.join(DELAY_READINGS)}")
+        self.delay_readings = tuple(delay_readings)
         self.setups = tuple(setups)
         self.pers = tuple(float(p) for p in pers)
         self.speeds_mbps = tuple(float(s) for s in speeds_mbps)
@@ -127,8 +134,11 @@ class WestwoodWireless(Study):
                     out.append(self._case(setup, "per", v, p, rate0, prop0, p))
                 for r in self.speeds_mbps:
                     out.append(self._case(setup, "speed", v, per0, r, prop0, r))
-                for d in self.delays_ms:
-                    out.append(self._case(setup, "delay", v, DELAY_SWEEP_PER, rate0, d, d))
+                for sweep in self.delay_readings:
+                    per, round_trip = DELAY_READINGS[sweep]
+                    for d in self.delays_ms:
+                        prop = d if round_trip else 2 * d  # the two-way time of the path
+                        out.append(self._case(setup, sweep, v, per, rate0, prop, d))
         return out
 
     def references(self) -> dict[str, Any]:
@@ -140,6 +150,9 @@ class WestwoodWireless(Study):
                 "speeds_mbps": list(SPEEDS_MBPS),
                 "delays_ms": list(DELAYS_MS),
                 "delay_sweep_per": DELAY_SWEEP_PER,
+                "delay_readings": {
+                    k: {"per": p, "round_trip": rt} for k, (p, rt) in DELAY_READINGS.items()
+                },  # fmt: skip
                 "variants": list(VARIANTS),
             },
             "ours": {

@@ -33,8 +33,12 @@ def means(runs: pd.DataFrame) -> pd.DataFrame:
         runs,
         ["setup", "group", "variant", "x"],
         ci={"mbps": "throughput_mbps"},
-        mean={"retx": "retx_share", "rpl": "retx_per_loss", "rto": "rto_expirations",
-              "srtt": "srtt_s"},  # fmt: skip
+        mean={
+            "retx": "retx_share",
+            "rpl": "retx_per_loss",
+            "rto": "rto_expirations",
+            "srtt": "srtt_s",
+        },  # fmt: skip
     )
     if a.empty:
         return a
