@@ -90,7 +90,11 @@ def test_the_example_file_is_the_studys_scenario() -> None:
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory: pytest.TempPathFactory):
     study = ww.WestwoodWireless(
-        setups=("inferred",), pers=(0.0, 0.1), speeds_mbps=(2.0,), delays_ms=(0.0, 15.0), stop_s=60
+        setups=("inferred",),
+        pers=(0.0, 0.05, 0.1),
+        speeds_mbps=(2.0,),
+        delays_ms=(0.0, 15.0),
+        stop_s=60,
     )
     out = tmp_path_factory.mktemp("westwood")
     return study.run(seeds=[1, 2, 3], out=out), out
@@ -104,8 +108,8 @@ def _mbps(res, sweep: str, variant: str, x: float) -> float:
 
 def test_reduced_run_westwood_beats_reno_at_10_percent(reduced) -> None:
     res, _ = reduced
-    # time, 2 PERs, 1 speed, 2 delays in each of the 4 readings of Figure 6; 3 variants, 3 seeds
-    assert len(res.runs) == (1 + 2 + 1 + 2 * 4) * 3 * 3
+    # time, 3 PERs, 1 speed, 2 delays in each of the 4 readings of Figure 6; 3 variants, 3 seeds
+    assert len(res.runs) == (1 + 3 + 1 + 2 * 4) * 3 * 3
     # per seed (common random numbers: the same channel for the three variants): Westwood
     # ahead of Reno and SACK in most runs; a run can stall in RTO back-off, so not the mean
     d = res.runs[(res.runs["group"] == "per") & np.isclose(res.runs["x"], 0.1)]
@@ -151,3 +155,20 @@ def test_reduced_run_judges_figure_6_in_each_reading(reduced) -> None:
     # one way doubles the added delay: 15 ms more each way is 30 ms more per round trip
     rtt = [float(f.detail.split("unloaded RTT is ")[1].split(" ms")[0]) for f in fig6]
     assert rtt[2] - rtt[0] == pytest.approx(15.0, abs=0.05)
+
+
+def test_reduced_run_lists_all_fourteen_statements(reduced) -> None:
+    res, _ = reduced
+    idx = [f for f in res.findings if f.claim.startswith("The paper's fourteen")]
+    assert len(idx) == 1 and idx[0].holds is None
+    assert [c for c, _, _ in ww.statements.STATEMENTS] == [f"C{i}" for i in range(1, 15)]
+    for c, _, _ in ww.statements.STATEMENTS:
+        assert f"{c}: " in idx[0].detail
+    # Figure 3's statements from the traced seed, and the conclusion from the means.
+    by = {
+        f.claim.split(": ")[1]: f for f in res.findings if f.claim.startswith("Inferred setup: C")
+    }
+    assert set(by) == {"C1", "C4", "C14"}
+    assert all(f.holds in (True, False) for f in by.values())
+    w, r = _mbps(res, "per", "westwood", 0.05), _mbps(res, "per", "reno", 0.05)
+    assert f"{w / r - 1:+.0%} over Reno" in by["C14"].detail

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._base import Case, FigureSpec, Study, StudyResult, TableOut
 from .._kit import study_scenario
+from . import statements
 from .claims import checks, findings
 from .figures import SWEEP_FIGURES, fig_sweep, fig_time
 from .paper import (
@@ -204,6 +205,16 @@ class WestwoodWireless(Study):
                 res.tables.append(t)
         res.checks.extend(checks(m, self.setups))
         res.findings.extend(findings(m, self.setups))
+        # Figure 3's time series (the traced first seed) and the conclusion.
+        for setup in self.setups:
+            traced = {
+                c.variant: res.traced[c.key]
+                for c in self.cases()
+                if c.group == "time" and c.params["setup"] == setup and c.key in res.traced
+            }
+            res.findings.extend(statements.figure3(traced, setup, res.seeds[0]))
+            res.findings.extend(statements.conclusion(m, setup))
+        res.findings.append(statements.index(self.setups))
 
     def summary_table(self, res: StudyResult) -> TableOut | None:
         return res.table("per") if any(t.name == "per" for t in res.tables) else None
