@@ -31,6 +31,7 @@ def test_grid_is_the_papers() -> None:
     assert ww.VARIANTS == ("reno", "sack", "westwood")
     cases = ww.STUDY.cases()
     n = 1 + len(ww.PERS) + len(ww.SPEEDS_MBPS) + len(ww.DELAY_READINGS) * len(ww.DELAYS_MS)
+    n += len(ww.SPEEDS_MBPS) + 1  # the uncapped window: the speed sweep and 0 % PER
     assert len(cases) == len(ww.SETUPS) * len(ww.VARIANTS) * n
     assert len({c.key for c in cases}) == len(cases)
     delay = [c for c in cases if c.group == "delay"]
@@ -108,8 +109,9 @@ def _mbps(res, sweep: str, variant: str, x: float) -> float:
 
 def test_reduced_run_westwood_beats_reno_at_10_percent(reduced) -> None:
     res, _ = reduced
-    # time, 3 PERs, 1 speed, 2 delays in each of the 4 readings of Figure 6; 3 variants, 3 seeds
-    assert len(res.runs) == (1 + 3 + 1 + 2 * 4) * 3 * 3
+    # time, 3 PERs, 1 speed, the uncapped window at that speed and at 0 %, 2 delays in each of
+    # the 4 readings of Figure 6; 3 variants, 3 seeds
+    assert len(res.runs) == (1 + 3 + 1 + 2 + 2 * 4) * 3 * 3
     # per seed (common random numbers: the same channel for the three variants): Westwood
     # ahead of Reno and SACK in most runs; a run can stall in RTO back-off, so not the mean
     d = res.runs[(res.runs["group"] == "per") & np.isclose(res.runs["x"], 0.1)]
@@ -138,6 +140,7 @@ def test_reduced_run_report_and_figures(reduced) -> None:
     for files in res.figure_files.values():
         assert files["png"].stat().st_size > 1000
     verdicts = [f for f in res.findings if f.claim.startswith("Inferred setup:")]
+    verdicts = [f for f in verdicts if "the window opened" not in f.claim]  # an explanation
     assert verdicts and all(f.holds in (True, False) for f in verdicts)
     assert any("10 % PER" in f.claim for f in verdicts)
 
@@ -172,3 +175,16 @@ def test_reduced_run_lists_all_fourteen_statements(reduced) -> None:
     assert all(f.holds in (True, False) for f in by.values())
     w, r = _mbps(res, "per", "westwood", 0.05), _mbps(res, "per", "reno", 0.05)
     assert f"{w / r - 1:+.0%} over Reno" in by["C14"].detail
+
+
+def test_reduced_run_opens_the_window_and_shows_the_conflict(reduced) -> None:
+    res, _ = reduced
+    (f,) = [f for f in res.findings if "the window opened" in f.claim]
+    assert f.holds is None
+    # the uncapped window at 0 % PER fills the hop (about 1.9 Mbit/s), not Figure 4's 1 Mbit/s
+    m = pd.DataFrame(res.extra["means"])
+    z = m[m["sweep"] == "per-uncapped"]
+    assert len(z) == 3 and (z["mbps"] > 1.8).all()
+    assert "not the 'about 1 Mbit/s" in f.detail
+    # the traced run at the top speed carries Westwood's estimate
+    assert "bandwidth estimate" in f.detail

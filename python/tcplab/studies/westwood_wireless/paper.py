@@ -52,6 +52,10 @@ DELAY_READINGS: dict[str, tuple[float, bool]] = {
     "delay-oneway": (DELAY_SWEEP_PER, False),
     "delay-5pct-oneway": (0.05, False),
 }
+#: The receive window of the uncapped speed sweep ("speed-uncapped"): 1000 packets, far above
+#: what any hop of the sweep holds, so the network and not ns-2's window_ of 20 limits the
+#: sender. It is the one change we found that gives Westwood a gain growing with the speed.
+UNCAPPED_WINDOW_PACKETS = 1000
 #: The variants, in the paper's order.
 VARIANTS: tuple[str, ...] = ("reno", "sack", "westwood")
 LABELS = {"reno": "TCP Reno", "sack": "TCP SACK", "westwood": "TCP Westwood"}

@@ -15,9 +15,9 @@ from tcplab.report.plots import rate_from_cumulative
 
 from .._base import Finding
 from .._kit import conn_trace
-from .paper import LABELS, PAPER
+from .paper import HEADERS, LABELS, PACKET, PAPER, UNCAPPED_WINDOW_PACKETS
 
-__all__ = ["STATEMENTS", "figure3", "conclusion", "index"]
+__all__ = ["STATEMENTS", "figure3", "conclusion", "index", "uncapped"]
 
 #: The fourteen quantitative statements (C1-C14), where they stand and how this study judges
 #: them ("" when it cannot).
@@ -126,3 +126,60 @@ def index(setups: Sequence[str]) -> Finding:
         None,
         "; ".join(lines) + f". Judged per setup ({', '.join(setups)}). " + _NOT_JUDGED,
     )
+
+
+def uncapped(m: pd.DataFrame, setup: str, top: Any | None) -> list[Finding]:
+    """The speed sweep with the window opened (`speed-uncapped`, `per-uncapped`): whether
+    Westwood's gain then grows with the speed, the per-ACK estimate against the link rate in
+    the traced run at the top speed (`top`, Westwood's Result), and the loss-free throughput
+    that this window gives, against the paper's 1 Mbit/s."""
+    d = m[(m["setup"] == setup) & (m["sweep"] == "speed-uncapped")]
+    if d.empty:
+        return []
+    got = d.pivot_table(index="x", columns="variant", values="mbps")
+    if not {"westwood", "reno"} <= set(got.columns):
+        return []
+    lo, hi = float(got.index.min()), float(got.index.max())
+    g = got["westwood"] / got["reno"]
+    text = (
+        f"With a window of {UNCAPPED_WINDOW_PACKETS} packets, Westwood / Reno at 5 % PER is "
+        f"{g[lo]:.2f} at {lo:g} Mbit/s and {g[hi]:.2f} at {hi:g} Mbit/s "
+        + ("(it grows with the speed)." if g[hi] > g[lo] else "(it does not grow).")
+    )
+    if top is not None:
+        tr = conn_trace(top)
+        late = tr[tr["time_s"] > 10]
+        bwe = late["bwe_Bps"].to_numpy(dtype=float) * 8 / 1e6
+        link = hi * PACKET / (PACKET + HEADERS)
+        if len(bwe) and np.isfinite(bwe).any():
+            over = float(np.nanmean(bwe > link))
+            text += (
+                f" In the traced run at {hi:g} Mbit/s Westwood's bandwidth estimate (trace "
+                f"column bwe_Bps) has a median of {np.nanmedian(bwe):.2f} Mbit/s and a maximum "
+                f"of {np.nanmax(bwe):.2f}; it is above the hop's {link:.2f} Mbit/s goodput in "
+                f"{over:.0%} of the trace rows"
+                + (
+                    ": the estimate overshoots the link, so ssthresh = estimate x RTTmin after a "
+                    "loss is larger than the path holds."
+                    if over > 0
+                    else ": our filtered estimate does not overshoot the link, so an overshoot "
+                    "is not what moves Westwood here (the paper's per-ACK samples without a "
+                    "filter might; we have not modelled them)."
+                )
+            )
+    z = m[(m["setup"] == setup) & (m["sweep"] == "per-uncapped")]
+    if len(z):
+        zero = ", ".join(
+            f"{LABELS[r.variant].removeprefix('TCP ')} {r.mbps:.3f}" for r in z.itertuples()
+        )
+        text += (
+            f" But the same window without losses gives {zero} Mbit/s at 2 Mbit/s: the hop's "
+            "goodput, not the 'about 1 Mbit/s (50 % utilisation)' of Figure 4 (C5)"
+            + (
+                ": the setting that yields the speed trend contradicts the loss-free result."
+                if g[hi] > g[lo]
+                else "."
+            )
+        )
+    return [Finding(f"{setup.capitalize()} setup: the window opened (why a speed trend)", None,
+                    text)]  # fmt: skip

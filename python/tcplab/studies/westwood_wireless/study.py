@@ -19,6 +19,7 @@ from .paper import (
     DELAY_SWEEP_PER,
     DELAYS_MS,
     ERRATA,
+    PACKET,
     PAPER,
     PERS,
     SETTINGS,
@@ -26,6 +27,7 @@ from .paper import (
     SPEEDS_MBPS,
     STANDARD,
     STOP_S,
+    UNCAPPED_WINDOW_PACKETS,
     VARIANTS,
     variant_pairs,
 )
@@ -51,7 +53,8 @@ class WestwoodWireless(Study):
         "over time at 5 % PER (Figure 3), over PER 0-20 % (Figure 4), over bottleneck speeds "
         "2-10 Mbit/s (Figure 5) and over propagation times 0-25 ms at 0.05 % PER (Figure 6; "
         "also in its other readings: 5 % PER, and the delay one way), with the paper's setup "
-        "as printed and with the RTT its loss-free result implies."
+        "as printed and with the RTT its loss-free result implies; and the speed sweep again "
+        "with the window opened (1000 packets), the one setting that can give a speed trend."
     )
     citation = (
         "A. O. Oluwatope, A. B. Obabire, G. A. Aderounmu, M. O. Adigun, 'End-to-End "
@@ -71,6 +74,7 @@ class WestwoodWireless(Study):
         stop_s: float = STOP_S,
         variants: Sequence[str] = VARIANTS,
         timeseries: bool = True,
+        uncapped: bool = True,
     ) -> None:
         unknown = [s for s in setups if s not in SETUPS]
         if unknown:
@@ -86,6 +90,7 @@ class WestwoodWireless(Study):
         self.stop_s = float(stop_s)
         self.variants = tuple(variants)
         self.timeseries = timeseries
+        self.uncapped = uncapped
 
     # -- grid -------------------------------------------------------------------------------
 
@@ -96,7 +101,17 @@ class WestwoodWireless(Study):
         )
 
     def _case(
-        self, setup: str, sweep: str, variant: str, per: float, rate: float, prop: float, x: float
+        self,
+        setup: str,
+        sweep: str,
+        variant: str,
+        per: float,
+        rate: float,
+        prop: float,
+        x: float,
+        *,
+        window_packets: int | None = None,
+        traces: bool = False,
     ) -> Case:
         cc, lr = variant_pairs()[variant]
         return Case(
@@ -120,8 +135,9 @@ class WestwoodWireless(Study):
                 "links.wireless.rate": f"{rate:g}Mbps",
                 "links.wireless.delay": f"{prop / 2:g}ms",
                 "links.wired.delay": f"{SETUPS[setup]:g}ms",
+                **({"tcp.rcv_buf": window_packets * PACKET} if window_packets is not None else {}),
             },
-            traces=sweep == "time",
+            traces=traces or sweep == "time",
         )
 
     def cases(self) -> list[Case]:
@@ -135,6 +151,15 @@ class WestwoodWireless(Study):
                     out.append(self._case(setup, "per", v, p, rate0, prop0, p))
                 for r in self.speeds_mbps:
                     out.append(self._case(setup, "speed", v, per0, r, prop0, r))
+                if self.uncapped:
+                    # The window the paper never states, opened: the speed sweep and 0 % PER.
+                    big = UNCAPPED_WINDOW_PACKETS
+                    top = max(self.speeds_mbps, default=rate0)
+                    for r in self.speeds_mbps:
+                        out.append(self._case(setup, "speed-uncapped", v, per0, r, prop0, r,
+                                              window_packets=big, traces=r == top))  # fmt: skip
+                    out.append(self._case(setup, "per-uncapped", v, 0.0, rate0, prop0, 0.0,
+                                          window_packets=big))  # fmt: skip
                 for sweep in self.delay_readings:
                     per, round_trip = DELAY_READINGS[sweep]
                     for d in self.delays_ms:
@@ -214,6 +239,18 @@ class WestwoodWireless(Study):
             }
             res.findings.extend(statements.figure3(traced, setup, res.seeds[0]))
             res.findings.extend(statements.conclusion(m, setup))
+            top = next(
+                (
+                    res.traced[c.key]
+                    for c in self.cases()
+                    if c.group == "speed-uncapped"
+                    and c.params["setup"] == setup
+                    and c.variant == "westwood"
+                    and c.key in res.traced
+                ),
+                None,
+            )
+            res.findings.extend(statements.uncapped(m, setup, top))
         res.findings.append(statements.index(self.setups))
 
     def summary_table(self, res: StudyResult) -> TableOut | None:
