@@ -188,3 +188,36 @@ def test_reduced_run_opens_the_window_and_shows_the_conflict(reduced) -> None:
     assert "not the 'about 1 Mbit/s" in f.detail
     # the traced run at the top speed carries Westwood's estimate
     assert "bandwidth estimate" in f.detail
+
+
+def test_options_reach_the_grid() -> None:
+    opts = ww.STUDY.resolve_options({"westwood_recovery": "newreno", "uncapped": "false",
+                                     "delay_readings": "delay,delay-5pct"})  # fmt: skip
+    study = ww.STUDY.configure(opts)
+    assert study is not ww.STUDY and study.westwood_recovery == "newreno"
+    cases = study.cases()
+    groups = {c.group for c in cases}
+    assert "speed-uncapped" not in groups and "delay-oneway" not in groups
+    assert {"delay", "delay-5pct"} <= groups
+    west = [c for c in cases if c.variant == "westwood"]
+    assert all(c.overrides["tcp.cc_params"] == {"recovery": "newreno"} for c in west)
+    assert all(c.overrides["tcp.loss_recovery"] == "newreno" for c in west)
+    assert not any("tcp.cc_params" in c.overrides for c in cases if c.variant != "westwood")
+    # the defaults change nothing
+    assert ww.STUDY.configure(ww.STUDY.resolve_options({})) is ww.STUDY
+    for bad, name in (({"westwood_recovery": "vegas"}, "westwood_recovery"),
+                      ({"delay_readings": "delay-10pct"}, "delay_readings")):  # fmt: skip
+        with pytest.raises(ValueError, match=name):
+            ww.STUDY.resolve_options(bad)
+
+
+def test_westwood_recovery_option_changes_westwoods_runs_only() -> None:
+    small = ww.WestwoodWireless(setups=("stated",), pers=(0.05,), speeds_mbps=(), delays_ms=(),
+                                timeseries=False, uncapped=False)  # fmt: skip
+    runs = {}
+    for rec in ("reno", "newreno"):
+        res = small.run(seeds=[1, 2], options={"westwood_recovery": rec})
+        assert res.study.westwood_recovery == rec
+        runs[rec] = res.runs.set_index(["variant", "seed"])["throughput_mbps"]
+    assert (runs["reno"].loc["reno"] == runs["newreno"].loc["reno"]).all()
+    assert (runs["reno"].loc["westwood"] != runs["newreno"].loc["westwood"]).any()

@@ -253,6 +253,11 @@ class Study:
         """Raise (ValueError or a more specific error) if the resolved `options` cannot run
         here; called before anything runs."""
 
+    def configure(self, options: Mapping[str, Any]) -> Study:
+        """The study that runs with the resolved `options`: for options that change the grid,
+        a configured copy; `self` when they change nothing (the default)."""
+        return self
+
     def extend(self, res: StudyResult, *, progress: bool = False) -> None:
         """Work the options ask for after the simulations, before `analyse` (default: none).
         It may add rows to `res.runs` (with a `group` of its own) and fill `res.extra`."""
@@ -324,6 +329,17 @@ class Study:
         t0 = time.perf_counter()
         opts = self.resolve_options(options)
         self.check_options(opts)
+        configured = self.configure(opts)
+        if configured is not self:
+            return configured.run(
+                seeds,
+                jobs=jobs,
+                out=out,
+                progress=progress,
+                options=opts,
+                store=store,
+                scheduler=scheduler,
+            )
         parse_scheduler(scheduler)
         seeds_ = seed_list(self.default_seeds if seeds is None else seeds)
         plan = self.scenarios(seeds_)

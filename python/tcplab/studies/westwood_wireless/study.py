@@ -4,12 +4,12 @@ analysis that turns the runs into tables, checks, findings and figures."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base import Case, FigureSpec, Study, StudyResult, TableOut
+from .._base import Case, FigureSpec, Study, StudyOption, StudyResult, TableOut, parse_bool
 from .._kit import study_scenario
 from . import statements
 from .claims import checks, findings
@@ -40,6 +40,26 @@ if TYPE_CHECKING:
 __all__ = ["WestwoodWireless"]
 
 
+def _readings(names: Iterable[str]) -> tuple[str, ...]:
+    out = tuple(n.strip() for n in names if n.strip())
+    odd = [r for r in out if r not in DELAY_READINGS]
+    if odd or not out:
+        raise ValueError(
+            f"delay_readings: invalid value {odd or list(out)}; allowed: one or more of "
+            + ", ".join(DELAY_READINGS)
+        )
+    return out
+
+
+def _choice(name: str, allowed: tuple[str, ...]):
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise ValueError(f"{name}: invalid value {text!r}; allowed: {', '.join(allowed)}")
+        return text
+
+    return parse
+
+
 def _per_error(per: float) -> dict[str, Any]:
     return {"model": "per", "p": per} if per > 0 else {"model": "none"}
 
@@ -62,6 +82,28 @@ class WestwoodWireless(Study):
         "Issues in Informing Science and Information Technology (seed 003)."
     )
     default_seeds = 10
+    options = (
+        StudyOption(
+            "westwood_recovery",
+            "reno",
+            "Westwood's fast recovery: reno (the original TCPW, built on Reno) or newreno "
+            "(WestwoodNR: NewReno's partial-ACK recovery, loss_recovery = newreno)",
+            _choice("westwood_recovery", ("reno", "newreno")),
+        ),
+        StudyOption(
+            "uncapped",
+            True,
+            "also rerun the speed sweep and 0 % PER with a window of "
+            f"{UNCAPPED_WINDOW_PACKETS} packets",
+            parse_bool,
+        ),
+        StudyOption(
+            "delay_readings",
+            ",".join(DELAY_READINGS),
+            "the readings of Figure 6 to run, comma-separated: " + ", ".join(DELAY_READINGS),
+            lambda text: ",".join(_readings(text.split(","))),
+        ),
+    )
 
     def __init__(
         self,
@@ -75,14 +117,17 @@ class WestwoodWireless(Study):
         variants: Sequence[str] = VARIANTS,
         timeseries: bool = True,
         uncapped: bool = True,
+        westwood_recovery: str = "reno",
     ) -> None:
         unknown = [s for s in setups if s not in SETUPS]
         if unknown:
             raise ValueError(f"unknown setup(s) {unknown}; known: {', '.join(SETUPS)}")
-        odd = [r for r in delay_readings if r not in DELAY_READINGS]
-        if odd:
-            raise ValueError(f"delay_readings: unknown {odd}; known: {', '.join(DELAY_READINGS)}")
-        self.delay_readings = tuple(delay_readings)
+        self.delay_readings = _readings(delay_readings)
+        if westwood_recovery not in ("reno", "newreno"):
+            raise ValueError(
+                f"westwood_recovery: invalid value {westwood_recovery!r}; allowed: reno, newreno"
+            )
+        self.westwood_recovery = westwood_recovery
         self.setups = tuple(setups)
         self.pers = tuple(float(p) for p in pers)
         self.speeds_mbps = tuple(float(s) for s in speeds_mbps)
@@ -91,6 +136,33 @@ class WestwoodWireless(Study):
         self.variants = tuple(variants)
         self.timeseries = timeseries
         self.uncapped = uncapped
+
+    def configure(self, options: Mapping[str, Any]) -> WestwoodWireless:
+        """A copy with the grid the options ask for (`self` when it is the same)."""
+        want = {
+            "westwood_recovery": options.get("westwood_recovery", self.westwood_recovery),
+            "uncapped": bool(options.get("uncapped", self.uncapped)),
+            "delay_readings": _readings(
+                str(options.get("delay_readings", ",".join(self.delay_readings))).split(",")
+            ),
+        }
+        have = {
+            "westwood_recovery": self.westwood_recovery,
+            "uncapped": self.uncapped,
+            "delay_readings": self.delay_readings,
+        }
+        if want == have:
+            return self
+        return WestwoodWireless(
+            setups=self.setups,
+            pers=self.pers,
+            speeds_mbps=self.speeds_mbps,
+            delays_ms=self.delays_ms,
+            stop_s=self.stop_s,
+            variants=self.variants,
+            timeseries=self.timeseries,
+            **want,
+        )
 
     # -- grid -------------------------------------------------------------------------------
 
@@ -127,6 +199,7 @@ class WestwoodWireless(Study):
                 "wired_delay_ms": SETUPS[setup],
                 "cc": cc,
                 "lr": lr,
+                "westwood_recovery": self.westwood_recovery,
             },
             overrides={
                 "tcp.congestion_control": cc,
@@ -136,6 +209,16 @@ class WestwoodWireless(Study):
                 "links.wireless.delay": f"{prop / 2:g}ms",
                 "links.wired.delay": f"{SETUPS[setup]:g}ms",
                 **({"tcp.rcv_buf": window_packets * PACKET} if window_packets is not None else {}),
+                # WestwoodNR: NewReno's partial-ACK recovery (the loss-recovery plug-in owns the
+                # phase) with the congestion control's NewReno-style window during it.
+                **(
+                    {
+                        "tcp.loss_recovery": "newreno",
+                        "tcp.cc_params": {"recovery": "newreno"},
+                    }
+                    if cc == "westwood" and self.westwood_recovery == "newreno"
+                    else {}
+                ),
             },
             traces=traces or sweep == "time",
         )
