@@ -1267,18 +1267,15 @@ impl Endpoint {
         let lost_before = self.sb.lost_marked_total();
         let prior_flight = self.flight();
         let mut newly_sacked = 0;
-        let sack1sb = self.ns2.sack1;
-        if sack1sb && ack > self.snd_una && !self.in_recovery {
-            // ns-2 Sack1TcpAgent::recv: a new ACK outside fast recovery clears the scoreboard.
+        // ns-2 Sack1TcpAgent::recv: a new ACK outside fast recovery clears the scoreboard (its
+        // own blocks included), and while timeout_ is set (until the first new ACK after a
+        // timeout) duplicate ACKs do not update it.
+        let new_outside = ack > self.snd_una && !self.in_recovery;
+        if self.ns2.sack1 && new_outside {
             self.sb.forget_sacks();
         }
-        let ignore_sack = if sack1sb {
-            // ... (the new ACK's own blocks included), and while timeout_ is set (until the
-            // first new ACK after a timeout), duplicate ACKs do not update it.
-            (ack > self.snd_una && !self.in_recovery) || (self.sack1_timeout && ack == self.snd_una)
-        } else {
-            false
-        };
+        let ignore_sack =
+            self.ns2.sack1 && (new_outside || (self.sack1_timeout && ack == self.snd_una));
         if self.sack_ok && !ignore_sack {
             for b in p.sack_blocks() {
                 if b.end > self.snd_una && b.end <= self.snd_max {

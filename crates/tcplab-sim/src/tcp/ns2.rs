@@ -185,13 +185,14 @@ pub(crate) struct Ns2Active {
 impl Ns2Active {
     pub fn new(r: &Ns2Rules, cc: &str, recovery: &str) -> Self {
         let classic = matches!(cc, "tahoe" | "reno" | "newreno");
+        let sack1 = r.sack1 && recovery == "sack";
         Ns2Active {
-            sack1: r.sack1 && recovery == "sack",
+            sack1,
             newreno: r.newreno_partial && recovery == "newreno",
             tahoe_keeps_dupacks: r.tahoe_keeps_dupacks && cc == "tahoe",
             cwnd_double: r.cwnd_double && classic,
             exit_keeps_cwnd: r.exit_keeps_cwnd && classic,
-            window_rules: (r.sack1 && recovery == "sack") || r.send_one,
+            window_rules: sack1 || r.send_one,
         }
     }
 }

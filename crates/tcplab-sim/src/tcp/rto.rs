@@ -61,7 +61,8 @@ impl RtoEstimator {
             latest: None,
             ns: false,
             t_srtt: 0,
-            t_rttvar: ((12.0 / cfg.granularity.as_secs_f64()) as i64) << 2,
+            // (set by the first sample; ns-2's initial value is never read before it)
+            t_rttvar: 0,
             rtxcur: cfg.initial.as_secs_f64(),
             nsbackoff: 1,
             boot: 0.0,
@@ -103,43 +104,41 @@ impl RtoEstimator {
     /// ns-2's `rtt_update`: the sample in whole ticks counted from the tick boundary before
     /// the send time, at least one.
     fn ns_sample(&mut self, now: SimTime, r: Dur) {
-        {
-            let tick = self.cfg.granularity.as_secs_f64();
-            let tao = r.as_secs_f64();
-            let sendtime = now.as_secs_f64() - tao + self.boot;
-            let tickoff = sendtime.rem_euclid(tick);
-            let mut t_rtt = ((tao + tickoff) / tick) as i64;
-            if t_rtt < 1 {
-                t_rtt = 1;
-            }
-            if self.t_srtt != 0 {
-                let mut delta = t_rtt - (self.t_srtt >> 3);
-                self.t_srtt += delta;
-                if self.t_srtt <= 0 {
-                    self.t_srtt = 1;
-                }
-                if delta < 0 {
-                    delta = -delta;
-                }
-                delta -= self.t_rttvar >> 2;
-                self.t_rttvar += delta;
-                if self.t_rttvar <= 0 {
-                    self.t_rttvar = 1;
-                }
-            } else {
-                self.t_srtt = t_rtt << 3;
-                self.t_rttvar = t_rtt << 1;
-            }
-            self.rtxcur = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as f64 * tick;
-            self.nsbackoff = 1;
-            self.backoff = 0;
-            let srtt = (self.t_srtt as f64 / 8.0) * tick;
-            self.srtt = Some(srtt * 1e9);
-            self.srtt_ns = Some(Dur::from_secs_f64(srtt));
-            self.rttvar_ns = Dur::from_secs_f64(self.t_rttvar as f64 / 4.0 * tick);
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-            self.latest = Some(r);
+        let tick = self.cfg.granularity.as_secs_f64();
+        let tao = r.as_secs_f64();
+        let sendtime = now.as_secs_f64() - tao + self.boot;
+        let tickoff = sendtime.rem_euclid(tick);
+        let mut t_rtt = ((tao + tickoff) / tick) as i64;
+        if t_rtt < 1 {
+            t_rtt = 1;
         }
+        if self.t_srtt != 0 {
+            let mut delta = t_rtt - (self.t_srtt >> 3);
+            self.t_srtt += delta;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            if delta < 0 {
+                delta = -delta;
+            }
+            delta -= self.t_rttvar >> 2;
+            self.t_rttvar += delta;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = t_rtt << 3;
+            self.t_rttvar = t_rtt << 1;
+        }
+        self.rtxcur = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as f64 * tick;
+        self.nsbackoff = 1;
+        self.backoff = 0;
+        let srtt = (self.t_srtt as f64 / 8.0) * tick;
+        self.srtt = Some(srtt * 1e9);
+        self.srtt_ns = Some(Dur::from_secs_f64(srtt));
+        self.rttvar_ns = Dur::from_secs_f64(self.t_rttvar as f64 / 4.0 * tick);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.latest = Some(r);
     }
 
     /// Take one RTT measurement (RFC 6298 2.2, 2.3).
