@@ -5,11 +5,14 @@ A study subclasses `Study` and sets its class attributes; it implements
 
 * `scenario()`: the base scenario (a `tcplab.Scenario`);
 * `cases()`: the grid, a list of `Case` (each one scenario, run once per seed);
+* optionally `case_scenario(base, case)`: a case's scenario when overrides of the base cannot
+  say it (default: the base with the case's overrides);
 * `references()`: the paper's numbers (nested dicts/lists, JSON-able);
 * `analyse(result)`: fills `result.tables`, `result.checks` and `result.findings`;
 * `figures(result)`: yields `FigureSpec` (name, caption, a function drawing a matplotlib
   figure);
-* optionally `metrics(run_result)`: extra per-run columns (beyond the flattened summary);
+* optionally `metrics(run_result)`: extra per-run columns (beyond the flattened summary), and
+  `row_summary(summary)`: the part of the summary flattened into the row (default: all);
 * optionally `options` (study-specific settings, `StudyOption`) and `extend(res)`: work an
   option asks for after the simulations and before `analyse` (e.g. testbed runs), reading
   `res.options`; `check_options(options)` refuses what cannot run before anything starts.
@@ -283,6 +286,12 @@ class Study:
 
     # -- running ----------------------------------------------------------------------------
 
+    def case_scenario(self, base: Scenario, case: Case) -> Scenario:
+        """The scenario of one case: `base` with the case's overrides (the default). A study
+        whose cases differ in topology (more hosts, another builder argument) builds it here
+        from `case.params` instead."""
+        return base.with_overrides(dict(case.overrides)) if case.overrides else base
+
     def scenarios(
         self, seeds: int | Sequence[int] | None = None
     ) -> list[tuple[Case, int, Scenario]]:
@@ -291,7 +300,7 @@ class Study:
         base = self.scenario()
         out = []
         for case in self.cases():
-            sc = base.with_overrides(dict(case.overrides)) if case.overrides else base
+            sc = self.case_scenario(base, case)
             use = seeds_ if case.max_seeds is None else seeds_[: case.max_seeds]
             for i, seed in enumerate(use):
                 keep = i == 0 and case.traces
@@ -458,9 +467,15 @@ class Study:
         row.update(case.params)
         row["overrides"] = json.dumps(dict(case.overrides), sort_keys=True, default=str)
         row.update(self.metrics(r))
-        for k, v in flatten_summary(r.summary).items():
+        for k, v in flatten_summary(self.row_summary(r.summary)).items():
             row[f"s.{k}"] = v
         return row
+
+    def row_summary(self, summary: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The part of a run's summary kept as `s.*` columns of its row (default: all of
+        it). A study whose runs hold hundreds of applications keeps what it reads, so that
+        its rows stay narrow."""
+        return summary
 
     def describe(self) -> dict[str, Any]:
         return {
