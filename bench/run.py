@@ -125,6 +125,8 @@ def main() -> int:
     results.extend(ns2_figures())
     scale = ROOT / "bench" / "scale.py"
     subprocess.run([sys.executable, str(scale)], cwd=ROOT, check=True)
+    campus = ROOT / "bench" / "campus.py"
+    subprocess.run([sys.executable, str(campus)], cwd=ROOT, check=True)
     sweep = ROOT / "bench" / "sweep_bench.py"
     subprocess.run([sys.executable, str(sweep)], cwd=ROOT, check=True)
     extra = ROOT / "bench" / "extra.py"
