@@ -98,3 +98,90 @@ def test_bad_profiles_are_refused_by_name(change, err, field, fragment):
         _sc(prof)
     assert e.value.field == field
     assert fragment in str(e.value)
+
+
+# -- a repeating ftp application (OPNET's inter-request time and command mix) -----------------
+
+ONE_USER: dict[str, Any] = {
+    "run": {"stop_time": "1000s"},
+    "tcp": {"profile": "rfc"},
+    "nodes": [{"name": "c"}, {"name": "s"}],
+    "links": [{"name": "l", "a": "c", "b": "s", "rate": "10Mbps", "delay": "5ms"}],
+}
+
+
+def _ftp(**fields: Any) -> tcplab.Scenario:
+    app = {"name": "f", "kind": "ftp", "client": "c", "server": "s", "size": "100kB", **fields}
+    return tcplab.Scenario.from_dict({**ONE_USER, "apps": [app]})
+
+
+def test_an_ftp_with_inter_request_repeats_until_the_stop_time():
+    res = tcplab.run(_ftp(start="50s", inter_request="100s"))
+    apps = _apps(res)
+    # transfers at 50, 150, ..., 950 s: each its own connection, named f:1 .. f:10
+    assert list(apps) == [f"f:{k}" for k in range(1, 11)]
+    assert [a["start_s"] for a in apps.values()] == pytest.approx([50 + 100 * k for k in range(10)])
+    assert all(a["kind"] == "ftp" and a["completed"] for a in apps.values())
+    assert all(a["bytes_received"] == 100_000 for a in apps.values())
+    assert len(res.summary["connections"]) == 10
+    # with count, exactly that many, whatever the stop time
+    assert len(tcplab.run(_ftp(inter_request="10s", count=3)).summary["apps"]) == 3
+
+
+def test_the_command_mix_draws_gets_and_puts_from_the_apps_stream():
+    sc = _ftp(inter_request={"dist": "exponential", "mean": "1s"}, count=2000, get_fraction=0.3)
+    sc = sc.with_overrides({"run.stop_time": "5000s", "output.events": False})
+    res = tcplab.run(sc)
+    kinds = [a["kind"] for a in res.summary["apps"]]
+    gets = kinds.count("ftp") / len(kinds)
+    assert len(kinds) == 2000
+    assert abs(gets - 0.3) < 3 * (0.3 * 0.7 / 2000) ** 0.5
+    # a put is the client sending the file: on the link, a -> b carries it
+    link = res.summary["links"][0]
+    assert set(kinds) == {"ftp", "bulk"}
+    assert link["ab"]["bytes_on_wire"] > 0.7 * 2000 * 100_000 * 0.9
+    starts = [a["start_s"] for a in res.summary["apps"]]
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert sum(gaps) / len(gaps) == pytest.approx(1.0, abs=3 / len(gaps) ** 0.5)
+    # the same seed, the same transfers; another seed, others
+    again = tcplab.run(sc)
+    assert [a["kind"] for a in again.summary["apps"]] == kinds
+    other = tcplab.run(sc.with_seed(2))
+    assert [a["kind"] for a in other.summary["apps"]] != kinds
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "error"),
+    [
+        ({"get_fraction": 1.5}, "apps.f.get_fraction", InvalidValueError),
+        ({"inter_request": "10s", "count": 0}, "apps.f.count", InvalidValueError),
+        ({"count": 3}, "apps.f.inter_request", MissingFieldError),
+        ({"inter_request": {"dist": "normal", "mean": "1s"}}, "apps.f.inter_request.dist",
+         InvalidValueError),
+        ({"inter_request": "1us"}, "apps.f.inter_request", InvalidValueError),
+    ],
+)  # fmt: skip
+def test_bad_repetition_fields_are_named(fields: dict[str, Any], field: str, error: type) -> None:
+    with pytest.raises(error) as e:
+        tcplab.run(_ftp(**fields))  # refused when the scenario is made
+    assert e.value.field == field, str(e.value)
+
+
+def test_http_presets_set_the_think_time() -> None:
+    def pages(preset: str) -> list[dict[str, Any]]:
+        app = {"name": "w", "kind": "http", "client": "c", "server": "s", "preset": preset,
+               "count": 400}  # fmt: skip
+        sc = tcplab.Scenario.from_dict(
+            {**ONE_USER, "run": {"stop_time": "1000000s"}, "apps": [app]}
+        )
+        t = tcplab.run(sc).traces["transactions"]
+        return list(zip(t["start_s"], t["end_s"], strict=True))
+
+    for preset, mean in (("light", 720.0), ("heavy", 60.0)):
+        p = pages(preset)
+        thinks = [nxt[0] - cur[1] for cur, nxt in zip(p, p[1:], strict=False)]
+        # exponential: the sample mean within 3 standard errors (sd = mean)
+        assert abs(sum(thinks) / len(thinks) - mean) < 3 * mean / len(thinks) ** 0.5, preset
+    with pytest.raises(InvalidValueError) as e:
+        pages("medium")
+    assert e.value.field == "apps.w.preset"

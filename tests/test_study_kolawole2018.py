@@ -45,22 +45,26 @@ def test_the_campus_of_a_case() -> None:
     assert rates["node_0"] == "100Mbps" and rates["http"] == "100Mbps"
     assert rates["uplink"] == rates["main_fw"] == rates["fw_hq"] == "10Mbps"
     assert d["apps"] == []
-    user, ftp = d["profiles"]
-    # every user browses and queries (persistent connections) from a start in 100-110 s ...
-    assert user["hosts"] == ftp["hosts"] == ["node_0", "node_1", "node_2"]
-    assert [a["kind"] for a in user["apps"]] == ["http", "database"]
+    (user,) = d["profiles"]
+    # every user browses, queries and transfers files from a start in 100-110 s
+    assert user["hosts"] == ["node_0", "node_1", "node_2"]
+    assert [a["kind"] for a in user["apps"]] == ["http", "database", "ftp"]
     assert user["start"] == {"dist": "uniform", "min": "100s", "max": "110s"}
-    # ... and repeats a 50 kB FTP get every exponential(360 s)
-    assert ftp["repetitions"] == kw.CHOICES["ftp"]["repetitions"]
-    assert ftp["inter_repetition"] == {"dist": "exponential", "mean": "360s"}
-    every = [a for p in d["profiles"] for a in p["apps"]]
-    assert {a["tcp"]["congestion_control"] for a in every} == {"aimd-delay"}
-    # expanded at run time: each user's applications start inside the profile's window
+    http, _db, ftp = user["apps"]
+    assert http["preset"] == "heavy"
+    assert ftp["inter_request"] == {"dist": "exponential", "mean": "360s"}
+    assert ftp["get_fraction"] == 0.5
+    assert {a["tcp"]["congestion_control"] for a in user["apps"]} == {"aimd-delay"}
+    # expanded at run time: each user's applications start inside the profile's window, and
+    # each file transfer is its own connection, a get (ftp) or a put (bulk)
     import tcplab
 
-    r = tcplab.run(sc.with_overrides({"run.stop_time": "200s"}))
+    r = tcplab.run(sc.with_overrides({"run.stop_time": "1800s"}))
     starts = [a["start_s"] for a in r.summary["apps"] if a["kind"] == "http"]
     assert len(starts) == 3 and all(100 <= s <= 110 for s in starts), starts
+    files = [a for a in r.summary["apps"] if a["name"].startswith("user:ftp:")]
+    assert {a["kind"] for a in files} == {"ftp", "bulk"}
+    assert all(a["start_s"] < 1800 for a in files)
     with pytest.raises(KeyError):
         kw.build(algorithm="cubic")
 

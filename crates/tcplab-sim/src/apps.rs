@@ -301,6 +301,19 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
             interval: d("interval", Unit::Seconds, Dist::Exponential { mean: 1.0 })?,
         }
     } else {
+        // OPNET's browsing presets differ in the think time (page interarrival time) only.
+        let think = match crate::scenario::get_str(m, path, "preset")?.as_deref() {
+            None | Some("heavy") => 60.0,
+            Some("light") => 720.0,
+            Some(other) => {
+                return Err(crate::error::SimError::invalid(
+                    crate::scenario::join(path, "preset"),
+                    format!("{other:?}"),
+                    "\"heavy\" (a page every exponential(60 s)) or \"light\" (every \
+                     exponential(720 s))",
+                ))
+            }
+        };
         TxnKind::Http {
             request_size: d("request_size", Unit::Bytes, Dist::Constant(350.0))?,
             page_size: d("page_size", Unit::Bytes, Dist::Constant(1000.0))?,
@@ -316,7 +329,7 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
             think_time: d(
                 "think_time",
                 Unit::Seconds,
-                Dist::Exponential { mean: 60.0 },
+                Dist::Exponential { mean: think },
             )?,
         }
     };

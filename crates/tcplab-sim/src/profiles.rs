@@ -8,12 +8,16 @@
 //! `start + (host's offset) + (the inter-repetition gaps before it) + (the application's start)`.
 //! Offsets and gaps are drawn from the profile's own stream (`profile:<name>`), host by host in
 //! the order listed, so the same seed gives the same expansion.
+//!
+//! A repeating `ftp` application (`inter_request`, `count`, `get_fraction`: OPNET's FTP
+//! inter-request time and command mix) is expanded the same way, into one application per
+//! transfer (`expand_ftp`).
 
 use serde_json::{json, Map, Value};
 
 use crate::apps::{dist, Dist, Unit};
 use crate::error::{SimError, SimResult};
-use crate::rng::{stream, Rng};
+use crate::rng::{stream, uniform, Rng};
 use crate::scenario::{get_str, get_uint, join, keys_ok, required, table};
 use crate::schema;
 
@@ -143,4 +147,114 @@ pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Va
         }
     }
     Ok(out)
+}
+
+/// The keys that make one `ftp` application issue many transfers (OPNET's FTP: inter-request
+/// time and command mix).
+const FTP_REPEAT_KEYS: [&str; 3] = ["inter_request", "count", "get_fraction"];
+
+/// The most transfers one repeating `ftp` application may expand to.
+pub const FTP_MAX_TRANSFERS: u64 = 100_000;
+
+/// An `ftp` application with `inter_request`, `count` or `get_fraction`, expanded into one
+/// application per transfer, each on its own connection as FTP's data connections are:
+/// `<name>:<k>` for k = 1, 2, ..., starting `start`, then every `inter_request` (drawn from
+/// the application's own stream `ftp:<name>`, so the same seed gives the same transfers) while
+/// the start is before `stop_time`, or `count` times (one without `inter_request`). Each transfer is a get (the server sends
+/// the file, kind `ftp`) with probability `get_fraction`, else a put (the client sends it,
+/// kind `bulk`). None: the application has none of these keys and is left as it is.
+pub fn expand_ftp(
+    m: &Map<String, Value>,
+    path: &str,
+    seed: u64,
+    stop_time_s: f64,
+) -> SimResult<Option<Vec<Value>>> {
+    if !FTP_REPEAT_KEYS.iter().any(|k| m.contains_key(*k)) {
+        return Ok(None);
+    }
+    let mut count = get_uint(m, path, "count", 1, FTP_MAX_TRANSFERS)?;
+    let gap = match m.get("inter_request") {
+        Some(v) => Some(dist(v, &join(path, "inter_request"), Unit::Seconds)?),
+        // without a gap, one transfer (a get or a put by `get_fraction`)
+        None if count.is_none() => {
+            count = Some(1);
+            None
+        }
+        None if count > Some(1) => {
+            return Err(SimError::MissingField {
+                field: join(path, "inter_request"),
+                allowed: "the time from one transfer's start to the next's, e.g. \"1h\" or \
+                          { dist = \"exponential\", mean = \"360s\" } (or count = 1)"
+                    .into(),
+            })
+        }
+        None => None,
+    };
+    let get_fraction = match m.get("get_fraction") {
+        None => 1.0,
+        Some(v) => match v.as_f64() {
+            Some(x) if (0.0..=1.0).contains(&x) => x,
+            _ => {
+                return Err(SimError::invalid(
+                    join(path, "get_fraction"),
+                    v,
+                    "a number from 0 (every transfer a put) to 1 (every transfer a get)",
+                ))
+            }
+        },
+    };
+    let name = get_str(m, path, "name")?.unwrap_or_else(|| "ftp".into());
+    let start = match m.get("start") {
+        Some(Value::String(s)) => {
+            crate::units::parse_duration(&join(path, "start"), s)?.as_secs_f64()
+        }
+        Some(v) => {
+            return Err(SimError::invalid(
+                join(path, "start"),
+                v,
+                "a duration such as \"10s\"",
+            ))
+        }
+        None => 0.0,
+    };
+    let mut rng = stream(seed, &format!("ftp:{name}"));
+    let mut at = start;
+    let mut out = Vec::new();
+    for k in 1..=count.unwrap_or(u64::MAX) {
+        if k > 1 {
+            at += secs(
+                gap.as_ref().expect("checked: count > 1 needs a gap"),
+                &mut rng,
+            );
+        }
+        if count.is_none() && at >= stop_time_s {
+            break;
+        }
+        if k > FTP_MAX_TRANSFERS {
+            return Err(SimError::invalid(
+                join(path, "inter_request"),
+                m.get("inter_request").expect("no count: a gap is required"),
+                format!(
+                    "a gap that gives at most {FTP_MAX_TRANSFERS} transfers before the stop \
+                     time (or set count)"
+                ),
+            ));
+        }
+        let get = get_fraction >= 1.0 || uniform(&mut rng) < get_fraction;
+        let mut app = m.clone();
+        for key in FTP_REPEAT_KEYS {
+            app.remove(key);
+        }
+        app.insert("name".into(), json!(format!("{name}:{k}")));
+        app.insert(
+            "start".into(),
+            json!(format!("{}ns", (at * 1e9).round() as u64)),
+        );
+        if !get {
+            app.insert("kind".into(), json!("bulk"));
+            app.remove("request_size");
+        }
+        out.push(Value::Object(app));
+    }
+    Ok(Some(out))
 }

@@ -4,6 +4,7 @@
 //! allowed. Unknown fields are errors, never ignored. A stack profile fills the TCP defaults; any
 //! field given overrides it, at scenario level (`[tcp]`) or per application (`[apps.tcp]`).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
@@ -1540,15 +1541,29 @@ impl Scenario {
         let aarr = av
             .as_array()
             .ok_or_else(|| SimError::invalid("apps", av, "a list of [[apps]] tables"))?;
-        let entries: Vec<(String, &Value)> = aarr
+        let listed: Vec<(String, &Value)> = aarr
             .iter()
             .enumerate()
             .map(|(i, a)| (format!("apps[{i}]"), a))
             .chain(generated.iter().map(|(p, a)| (p.clone(), a)))
             .collect();
+        // Repeating ftp applications become one application per transfer.
+        let mut entries: Vec<(String, Cow<'_, Value>)> = Vec::with_capacity(listed.len());
+        for (p, a) in listed {
+            let repeated = match a.as_object() {
+                Some(m) if m.get("kind").and_then(Value::as_str) == Some("ftp") => {
+                    profiles::expand_ftp(m, &p, run.seed, run.stop_time.as_secs_f64())?
+                }
+                _ => None,
+            };
+            match repeated {
+                Some(apps) => entries.extend(apps.into_iter().map(|a| (p.clone(), Cow::Owned(a)))),
+                None => entries.push((p, Cow::Borrowed(a))),
+            }
+        }
         let mut app_names: HashSet<String> = HashSet::with_capacity(entries.len());
         for (i, (p, a)) in entries.into_iter().enumerate() {
-            let m = table(a, &p)?;
+            let m = table(&a, &p)?;
             keys_ok(m, &p, &schema::keys("apps[]", None))?;
             let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", APP_KINDS)?;
             let cname = required(

@@ -90,7 +90,7 @@ def findings(st: Stats, res: StudyResult) -> list[Finding]:
             f"Ours: {mean_diff:+.3f} % on average over Table 1's times (the seed's way), "
             f"{a['tput_both_1800_mean']:.2f} vs {b['tput_both_1800_mean']:.2f} pkt/s at 1800 s. "
             "Every application here is limited by its own demand (a page a minute, a query "
-            "every 12 s, a 50 kB get every 6 minutes), so over minutes the link carries what "
+            "every 12 s, a 50 kB file every 6 minutes), so over minutes the link carries what "
             "the users ask for, whichever congestion control sends it: the algorithm changes "
             "how fast each transfer finishes, not how many packets there are. Over the "
             "sensitivity variants the difference is "

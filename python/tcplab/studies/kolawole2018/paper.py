@@ -82,13 +82,7 @@ CHOICES: dict[str, Any] = {
     "queue": "100p",
     "firewall_delay": "50us",
     "profile_start": {"dist": "uniform", "min": "100s", "max": "110s"},
-    "http": {
-        "think_time": {"dist": "exponential", "mean": "60s"},
-        "page_size": "1000B",
-        "objects": 5,
-        "object_size": {"dist": "uniform", "min": "500B", "max": "2000B"},
-        "request_size": "350B",
-    },
+    "http": {"preset": "heavy"},
     "database": {
         "interval": {"dist": "exponential", "mean": "12s"},
         "request_size": "512B",
@@ -97,7 +91,7 @@ CHOICES: dict[str, Any] = {
     "ftp": {
         "inter_request": {"dist": "exponential", "mean": "360s"},
         "size": "50000B",
-        "repetitions": 20,
+        "get_fraction": 0.5,
     },
     "tcp_profile": "rfc",
     "stop_time": "1800s",
@@ -136,9 +130,9 @@ def build(
     link_series: str = CHOICES["link_series"],
 ) -> Any:
     """The campus of one case: `tcplab.topology.campus` for the nodes and links, then OPNET's
-    Profile Configuration as two `[[profiles]]`: every user browses and queries from a start
-    drawn in 100-110 s, and repeats an FTP get every exponential(360 s). `bulk` adds one
-    download of that size per user at 100 s."""
+    Profile Configuration as a `[[profiles]]` entry: from a start drawn in 100-110 s every user
+    browses, queries, and transfers a file every exponential(360 s), half of them gets and half
+    puts. `bulk` adds one download of that size per user at 100 s."""
     from tcplab import Scenario, topology
 
     cc = dict(ALGORITHMS)[algorithm]
@@ -183,23 +177,10 @@ def build(
             "start": c["profile_start"],
             "apps": [
                 {"name": "http", "kind": "http", "server": "http_server", "tcp": tcp, **c["http"]},
-                {
-                    "name": "db",
-                    "kind": "database",
-                    "server": "db_server",
-                    "tcp": tcp,
-                    **c["database"],
-                },
+                {"name": "db", "kind": "database", "server": "db_server", "tcp": tcp,
+                 **c["database"]},
+                {"name": "ftp", "kind": "ftp", "server": "ftp_server", "tcp": tcp, **c["ftp"]},
             ],
         },
-        {
-            "name": "ftp",
-            "hosts": hosts,
-            "server": "ftp_server",
-            "start": c["profile_start"],
-            "repetitions": c["ftp"]["repetitions"],
-            "inter_repetition": c["ftp"]["inter_request"],
-            "apps": [{"name": "get", "kind": "ftp", "size": c["ftp"]["size"], "tcp": tcp}],
-        },
-    ]
+    ]  # fmt: skip
     return Scenario.from_dict(d)

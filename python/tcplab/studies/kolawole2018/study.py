@@ -176,7 +176,7 @@ class Kolawole2018(Study):
                 m[f"{lk['name']}_server_received"] = int(lk["ba"].get("frames_sent", 0))
         pages = [a for a in s["apps"] if a["kind"] == "http"]
         queries = [a for a in s["apps"] if a["kind"] == "database"]
-        gets = [a for a in s["apps"] if a["kind"] == "ftp"]
+        files = [a for a in s["apps"] if a["name"].startswith("user:ftp:")]  # gets and puts
         for name, count, apps in (("page", "pages", pages), ("query", "queries", queries)):
             done = [a["transactions"] for a in apps if a.get("transactions")]
             n = sum(t["completed"] for t in done)
@@ -187,9 +187,9 @@ class Kolawole2018(Study):
                 else math.nan
             )
         m["app_bytes"] = sum(int(a.get("bytes_received") or 0) for a in s["apps"])
-        fin = [a for a in gets if a.get("completed")]
-        m["gets"] = len(fin)
-        m["get_rt_s"] = float(np.mean([a["response_time_s"] for a in fin])) if fin else math.nan
+        fin = [a for a in files if a.get("completed")]
+        m["files"] = len(fin)
+        m["file_rt_s"] = float(np.mean([a["response_time_s"] for a in fin])) if fin else math.nan
         return m
 
     def row_summary(self, summary: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -36,7 +36,7 @@ def stats(runs: pd.DataFrame) -> Stats:
         ci[f"offered_{t}"] = f"offered_both_{t}"
         ci[f"received_{t}"] = f"received_both_{t}"
     for k in ("qd_ab_s", "qd_ba_s", "qd20_ab_s", "qd20_ba_s", "page_rt_s", "query_rt_s",
-              "get_rt_s", "drops_queue", "app_bytes", "pages", "queries", "gets", "qd_max_ab_s",
+              "file_rt_s", "drops_queue", "app_bytes", "pages", "queries", "files", "qd_max_ab_s",
               "http_server_sent", "http_server_received", "db_server_sent",
               "db_server_received"):  # fmt: skip
         ci[k] = k
@@ -181,7 +181,7 @@ def sensitivity_table(st: Stats) -> TableOut:
             "aimd_drops": a["drops_queue_mean"], "improved_drops": b["drops_queue_mean"],
             "aimd_app_bytes": a["app_bytes_mean"], "improved_app_bytes": b["app_bytes_mean"],
             "aimd_page_rt_s": a["page_rt_s_mean"], "improved_page_rt_s": b["page_rt_s_mean"],
-            "aimd_get_rt_s": a["get_rt_s_mean"], "improved_get_rt_s": b["get_rt_s_mean"],
+            "aimd_file_rt_s": a["file_rt_s_mean"], "improved_file_rt_s": b["file_rt_s_mean"],
         }  # fmt: skip
         rows.append(row)
         disp.append(
@@ -204,8 +204,8 @@ def sensitivity_table(st: Stats) -> TableOut:
                 "page time AIMD / improved (s)": (
                     f"{row['aimd_page_rt_s']:.3f} / {row['improved_page_rt_s']:.3f}"
                 ),
-                "FTP get time AIMD / improved (s)": (
-                    f"{row['aimd_get_rt_s']:.3f} / {row['improved_get_rt_s']:.3f}"
+                "file transfer time AIMD / improved (s)": (
+                    f"{row['aimd_file_rt_s']:.3f} / {row['improved_file_rt_s']:.3f}"
                 ),
             }
         )
@@ -218,7 +218,7 @@ def sensitivity_table(st: Stats) -> TableOut:
             "Throughput: time average at 1800 s on the measured link, both directions, "
             "retransmissions included (as OPNET counts them). Queuing "
             "delay: mean per packet towards the users over 30 minutes. Page and FTP times: mean "
-            "per completed page or get. Means over seeds."
+            "per completed page or file transfer. Means over seeds."
         ),
     )
 
@@ -233,9 +233,11 @@ def choices_table() -> TableOut:
         "queue": "ours: 100 packets drop-tail on every link direction",
         "firewall_delay": "ours: a firewall is a router with a processing delay",
         "profile_start": "ours, after OPNET's default profile start",
-        "http": "OPNET 'heavy browsing' (HTTP 1.1, one persistent connection per user)",
+        "http": "OPNET 'heavy browsing': a 1000 B page and 5 objects of 500-2000 B every "
+        "exponential(60 s), one persistent connection per user",
         "database": "OPNET 'heavy' database transactions",
-        "ftp": "OPNET 'high load' FTP gets (the put half of its mix is not modelled)",
+        "ftp": "OPNET 'high load' FTP: a file every exponential(360 s), half gets and half "
+        "puts, each on its own connection",
         "tcp_profile": "ours: RFC 5681/6298 TCP, 1 ms clock",
         "stop_time": "'30 minutes'",
         "link_series": "OPNET's time_average collection",
