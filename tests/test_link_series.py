@@ -104,3 +104,36 @@ def test_a_bad_interval_is_refused_by_name(bad):
     with pytest.raises(InvalidValueError) as e:
         topology.dumbbell(1, overrides={"output.link_series": bad})
     assert e.value.field == "output.link_series"
+
+
+def test_the_queuing_delay_histogram_is_a_hand_computation():
+    # UDP datagrams of 972 B (1000 B on the IP layer, 1038 B on the wire with Ethernet's 38)
+    # every 1 ms into a 4 Mbit/s link: each takes 2.076 ms to send, so datagram k (from 0)
+    # waits k x 1.076 ms until the 100-packet queue is full. 30 of them: waits 0, 1.076, ...
+    data = {
+        "run": {"stop_time": "1s"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "4Mbps", "delay": "1ms",
+                   "queue": "100p"}],
+        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b", "rate": "7.776Mbps",
+                  "packet_size": 972, "stop": "29.5ms"}],
+        "output": {"link_series": "1s"},
+    }  # fmt: skip
+    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    lk = res.summary["links"][0]["ab"]
+    assert lk["frames_sent"] == 30
+    tx = 1038 * 8 / 4e6
+    waits = np.array([k * (tx - 1e-3) for k in range(30)])
+    assert lk["mean_queue_delay_s"] == pytest.approx(waits.mean(), rel=1e-6)
+    h = res.traces["queue_delay_hist"]
+    h = h[h["link"] == "l:ab"].reset_index(drop=True)
+    edges = np.round(1e3 * 10 ** (np.arange(91) / 10)) / 1e9
+    # frames that did not wait: the first; then each wait in its [10^(k/10), 10^((k+1)/10)) us bin
+    expect: dict[float, int] = {0.0: 1}
+    for w in waits[1:]:
+        lo = edges[np.searchsorted(edges, w, side="right") - 1]
+        expect[lo] = expect.get(lo, 0) + 1
+    assert dict(zip(h["delay_lo_s"], h["frames"], strict=True)) == pytest.approx(expect)
+    assert h["frames"].sum() == 30
+    assert h["cumulative_fraction"].iloc[-1] == 1.0
+    assert (h["delay_hi_s"] > h["delay_lo_s"]).iloc[1:].all()

@@ -235,7 +235,7 @@ pub const FIELDS: &[Field] = &[
     f("output", "events", "", "bool", "", "true", BOOL, "The event log: drops, retransmissions, timeouts, recovery, state changes.", "false"),
     f("output", "packets", "", "bool", "", "false", BOOL, "The per-packet log (what a pcap is made from).", "true"),
     f("output", "queues", "", "bool", "", "false", BOOL, "Each link direction's queue length over time.", "true"),
-    f("output", "link_series", "", "duration", "s", "none", "a positive duration", "Statistics of every link direction per interval of this length (table link_series): packets and bits per second, utilisation, mean and maximum queuing delay, mean queue, queue and error drops.", "\"1s\""),
+    f("output", "link_series", "", "duration", "s", "none", "a positive duration", "Statistics of every link direction per interval of this length (table link_series): packets and bits per second, utilisation, mean and maximum queuing delay, mean queue, queue and error drops; and the distribution of every frame's queuing delay over the run (table queue_delay_hist: frames that did not wait, then 10 log-spaced bins per decade from 1 us to 1000 s, with the cumulative fraction).", "\"1s\""),
     f("output", "max_rows", "", "integer", "rows", "2000000", "1 to 1000000000", "The most rows any one table keeps in memory (about 200 MB for the trace); later rows are counted, not kept, and the summary's tables_truncated and a warning say so.", "5000"),
 ];
 

@@ -14,6 +14,11 @@
 //! The link's transmitter is analytic (a frame's start is known when it is queued), so every
 //! figure is exact, not sampled. Intervals are kept up to `max_bins`; later ones are counted in
 //! `bins_dropped` (reported in the summary's `tables_truncated`).
+//!
+//! Beside the intervals, the distribution of every frame's queuing delay over the whole run
+//! (the `queue_delay_hist` table): frames that did not wait, and log-spaced bins of ten per
+//! decade from 1 us to 1000 s, compared as whole nanoseconds so that a frame's bin does not
+//! depend on floating-point rounding.
 
 use crate::output::Column;
 use crate::time::SimTime;
@@ -38,6 +43,42 @@ pub struct LinkSeries {
     max_bins: usize,
     bins: Vec<Bin>,
     bins_dropped: u64,
+    /// Frames per queuing-delay bin (see [`delay_bin`]).
+    delay_hist: Vec<u64>,
+}
+
+/// Decades of the queuing-delay histogram (1 us to 1000 s) and bins per decade.
+const DELAY_DECADES: usize = 9;
+const DELAY_PER_DECADE: usize = 10;
+
+/// The histogram's bin edges in ns: 1 us x 10^(k/10) for k = 0..=90, rounded to whole ns.
+fn delay_edges() -> &'static [u64] {
+    static EDGES: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        (0..=DELAY_DECADES * DELAY_PER_DECADE)
+            .map(|k| (1e3 * 10f64.powf(k as f64 / DELAY_PER_DECADE as f64)).round() as u64)
+            .collect()
+    })
+}
+
+/// The histogram bin of a wait of `ns`: 0 for no wait, 1 for less than 1 us, k + 1 for
+/// [edge k - 1, edge k), and the last bin for 1000 s or more.
+fn delay_bin(ns: u64) -> usize {
+    if ns == 0 {
+        return 0;
+    }
+    1 + delay_edges().partition_point(|&e| e <= ns)
+}
+
+/// The bounds (s) of histogram bin `i`: [lo, hi), hi infinite for the last.
+fn delay_bounds(i: usize) -> (f64, f64) {
+    let e = delay_edges();
+    match i {
+        0 => (0.0, 0.0),
+        1 => (0.0, e[0] as f64 / 1e9),
+        i if i - 1 < e.len() => (e[i - 2] as f64 / 1e9, e[i - 1] as f64 / 1e9),
+        _ => (e[e.len() - 1] as f64 / 1e9, f64::INFINITY),
+    }
 }
 
 impl LinkSeries {
@@ -51,6 +92,7 @@ impl LinkSeries {
             max_bins,
             bins: Vec::new(),
             bins_dropped: 0,
+            delay_hist: vec![0; delay_edges().len() + 2],
         }
     }
 
@@ -101,6 +143,7 @@ impl LinkSeries {
             b.frames_offered += 1;
         }
         let wait = start.0 - now.0;
+        self.delay_hist[delay_bin(wait)] += 1;
         if let Some(b) = self.bin(start) {
             b.frames_sent += 1;
             b.bytes_on_wire += u64::from(wire);
@@ -126,6 +169,54 @@ impl LinkSeries {
 
     pub fn interval_s(&self) -> f64 {
         self.interval_ns as f64 / 1e9
+    }
+
+    /// The queuing-delay histogram's non-empty bins: (lo s, hi s, frames).
+    pub fn delay_histogram(&self) -> impl Iterator<Item = (f64, f64, u64)> + '_ {
+        self.delay_hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(i, &n)| {
+                let (lo, hi) = delay_bounds(i);
+                (lo, hi, n)
+            })
+    }
+}
+
+/// The columns of the `queue_delay_hist` table: per link direction, each non-empty bin of its
+/// frames' queuing delays with the fraction of its frames at or below the bin's upper edge.
+#[derive(Default)]
+pub struct DelayHistColumns {
+    link: Vec<String>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    frames: Vec<u64>,
+    cdf: Vec<f64>,
+}
+
+impl DelayHistColumns {
+    pub fn push(&mut self, link: &str, s: &LinkSeries) {
+        let total: u64 = s.delay_hist.iter().sum();
+        let mut seen = 0;
+        for (lo, hi, n) in s.delay_histogram() {
+            seen += n;
+            self.link.push(link.to_string());
+            self.lo.push(lo);
+            self.hi.push(hi);
+            self.frames.push(n);
+            self.cdf.push(seen as f64 / total as f64);
+        }
+    }
+
+    pub fn into_columns(self) -> Vec<(String, Column)> {
+        vec![
+            ("link".into(), Column::Str(self.link)),
+            ("delay_lo_s".into(), Column::F64(self.lo)),
+            ("delay_hi_s".into(), Column::F64(self.hi)),
+            ("frames".into(), Column::U64(self.frames)),
+            ("cumulative_fraction".into(), Column::F64(self.cdf)),
+        ]
     }
 }
 
@@ -224,6 +315,36 @@ mod tests {
         assert_eq!(rows[3].1.frames_sent, 1);
         assert_eq!(rows[3].1.frames_dropped_error, 1);
         assert_eq!(rows[0].1.frames_offered, 1);
+    }
+
+    #[test]
+    fn queuing_delays_fall_in_log_bins_of_whole_nanoseconds() {
+        let e = delay_edges();
+        assert_eq!(e.len(), 91);
+        assert_eq!(
+            (e[0], e[10], e[20], e[90]),
+            (1_000, 10_000, 100_000, 1_000_000_000_000)
+        );
+        assert_eq!(e[1], 1_259); // 1 us x 10^0.1 = 1.2589 us
+        assert_eq!(delay_bin(0), 0);
+        assert_eq!(delay_bin(1), 1);
+        assert_eq!(delay_bin(999), 1);
+        assert_eq!(delay_bin(1_000), 2); // [1 us, 1.259 us)
+        assert_eq!(delay_bin(1_258), 2);
+        assert_eq!(delay_bin(1_259), 3);
+        assert_eq!(delay_bin(120_000), 22); // [100 us, 125.9 us)
+        assert_eq!(delay_bounds(22), (100e-6, 125.893e-6));
+        assert_eq!(delay_bin(5_000_000_000_000), 92);
+        assert_eq!(delay_bounds(92).1, f64::INFINITY);
+        let mut s = LinkSeries::new(1_000_000_000, 10);
+        for (arrive, start) in [(0, 0), (10, 10), (20, 120_020), (30, 120_030), (40, 1_040)] {
+            s.sent(SimTime(arrive), SimTime(start), 1000, 100, false);
+        }
+        let mut cols = DelayHistColumns::default();
+        cols.push("l:ab", &s);
+        let c = cols.into_columns();
+        assert_eq!(c[3].1, Column::U64(vec![2, 1, 2]));
+        assert_eq!(c[4].1, Column::F64(vec![0.4, 0.6, 1.0]));
     }
 
     #[test]

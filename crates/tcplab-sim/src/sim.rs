@@ -16,7 +16,7 @@ use crate::output::{Column, SimOutput, Table};
 use crate::packet::{Packet, UDP};
 use crate::rng::stream;
 use crate::scenario::{AppKind, Scenario};
-use crate::series::SeriesColumns;
+use crate::series::{DelayHistColumns, SeriesColumns};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::{Dur, SimTime};
 use crate::topology::{Routes, NO_ROUTE};
@@ -902,14 +902,20 @@ impl<'s> Sim<'s> {
         }
         if self.sc.output.link_series.is_some() {
             let mut cols = SeriesColumns::default();
+            let mut hist = DelayHistColumns::default();
             for d in &self.dirs {
                 if let Some(s) = d.series() {
                     cols.push(&d.name, s, end);
+                    hist.push(&d.name, s);
                 }
             }
             tables.push(Table {
                 name: "link_series".into(),
                 columns: cols.into_columns(),
+            });
+            tables.push(Table {
+                name: "queue_delay_hist".into(),
+                columns: hist.into_columns(),
             });
         }
         SimOutput { summary, tables }

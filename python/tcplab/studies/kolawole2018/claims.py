@@ -126,19 +126,26 @@ def findings(st: Stats, res: StudyResult) -> list[Finding]:
         )
     )
     qa, qb = a["qd20_ab_s_mean"], b["qd20_ab_s_mean"]
+    ratio = qb / qa if qa else math.nan
+    wa, wb = a["waited_ab_mean"], b["waited_ab_mean"]
     out.append(
         Finding(
             "The congestion-controlled AIMD suppresses the queuing delay: 0.11 ms per packet "
             "for AIMD, 0.02 ms for the improved AIMD (Fig. 8)",
-            qb < qa,
+            ratio < 0.8,
             f"Ours over the first 20 minutes on {MEASURED_LINK} towards the users: "
             f"{qa * 1e3:.4f} ms (AIMD) and {qb * 1e3:.4f} ms (improved), a ratio of "
-            f"{qb / qa if qa else math.nan:.2f} (the seed's: 0.18). The direction holds; the "
-            "size differs and is small in both: a queue forms only while two transfers (an "
-            "FTP get and a database answer, say) arrive at the firewall link together, and "
-            "aimd-delay's smaller windows make those bursts shorter. The seed's 0.11 ms is "
-            "about one 1500-byte frame at 100 Mbit/s (0.12 ms); our average includes the many "
-            "packets that find the queue empty.",
+            f"{ratio:.2f} (the seed's: 0.18; we count a cut of 20 % or more as holding). On "
+            "the seed's campus both are tiny: a 100 Mbit/s link carrying tens of packets per "
+            "second is idle almost always, and a queue forms only while two transfers (a file "
+            "and a database answer, say) reach the firewall link together. "
+            f"{wa * 100:.2f} % (AIMD) and {wb * 100:.2f} % (improved) of the packets waited at "
+            f"all, for {qa / wa * 1e3 if wa else math.nan:.3f} and "
+            f"{qb / wb * 1e3 if wb else math.nan:.3f} ms on average (the queue_delay_hist "
+            "table): a window's burst behind another, which a delay-based increase cannot see "
+            "because the queue is gone before the next RTT sample. The seed's 0.11 ms is "
+            "about one 1500-byte frame's transmission at 100 Mbit/s (0.12 ms). Where a queue "
+            "stands, the cut is large (next finding).",
         )
     )
     loaded = [

@@ -162,6 +162,12 @@ class Kolawole2018(Study):
         ls = result.traces.get("link_series")
         if ls is not None and len(ls):
             m.update(link_metrics(ls, MEASURED_LINK))
+        hist = result.traces.get("queue_delay_hist")
+        if hist is not None:
+            h = hist[hist["link"] == f"{MEASURED_LINK}:ab"]
+            total = h["frames"].sum()
+            waited = h.loc[h["delay_hi_s"] > 0, "frames"].sum()
+            m["waited_ab"] = float(waited / total) if total else math.nan
         link = next(lk for lk in s["links"] if lk["name"] == MEASURED_LINK)
         for d in ("ab", "ba"):
             m[f"qd_{d}_s"] = float(link[d].get("mean_queue_delay_s") or 0.0)
