@@ -271,7 +271,7 @@ impl LinkDir {
 
     /// Offer a packet for transmission at `now`.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Offer {
+    pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
         let wire = self.framing.wire_bytes(ip);
@@ -331,14 +331,11 @@ impl LinkDir {
         self.stats.frames_sent += 1;
         self.stats.bytes_on_wire += wire as u64;
         self.stats.busy_ns += tx.0;
-        let tcp = if pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP) {
-            Some((pkt.seq, pkt.tx_count))
-        } else {
-            None
-        };
-        let corrupted = self.err.corrupts(&FrameInfo {
-            exposed_bytes: self.framing.exposed_bytes(ip),
-            tcp,
+        let framing = self.framing;
+        let corrupted = self.err.corrupts_frame(|| FrameInfo {
+            exposed_bytes: framing.exposed_bytes(ip),
+            tcp: (pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP))
+                .then_some((pkt.seq, pkt.tx_count)),
         });
         if let Some(s) = self.series.as_deref_mut() {
             s.sent(now, start, tx.0, wire, corrupted);
@@ -348,7 +345,7 @@ impl LinkDir {
         self.in_flight.push_back(InFlight {
             arrival,
             corrupted,
-            pkt,
+            pkt: *pkt,
         });
         Offer::Accepted {
             arrival,
@@ -356,9 +353,9 @@ impl LinkDir {
         }
     }
 
-    /// Remove the head frame (its delivery event fired). Returns it and the next head's arrival.
+    /// Remove the head frame (its delivery event fired) and return it.
     #[inline]
-    pub fn take_head(&mut self) -> Option<(InFlight, Option<SimTime>)> {
+    pub fn take_head(&mut self) -> Option<InFlight> {
         let f = self.in_flight.pop_front()?;
         if f.corrupted {
             self.stats.frames_dropped_error += 1;
@@ -366,7 +363,13 @@ impl LinkDir {
         } else {
             self.stats.ip_bytes_delivered += f.pkt.ip_bytes() as u64;
         }
-        Some((f, self.in_flight.front().map(|n| n.arrival)))
+        Some(f)
+    }
+
+    /// Arrival time of the head frame, if any.
+    #[inline]
+    pub fn head_arrival(&self) -> Option<SimTime> {
+        self.in_flight.front().map(|n| n.arrival)
     }
 }
 
@@ -415,9 +418,9 @@ mod tests {
         let mut d = dir(QueueLimit::Packets(10));
         d.log_queue(1000);
         for _ in 0..4 {
-            d.offer(SimTime::ZERO, pkt(1460));
+            d.offer(SimTime::ZERO, &pkt(1460));
         }
-        d.offer(SimTime(3_000_000), pkt(1460));
+        d.offer(SimTime(3_000_000), &pkt(1460));
         let tx = 1_230_400;
         let b = 1538;
         assert_eq!(
@@ -434,8 +437,8 @@ mod tests {
         // Cut at the stop time; and nothing is kept unless asked for.
         assert_eq!(d.queue_series(SimTime(tx)).len(), 2);
         let mut quiet = dir(QueueLimit::Packets(10));
-        quiet.offer(SimTime::ZERO, pkt(1460));
-        quiet.offer(SimTime::ZERO, pkt(1460));
+        quiet.offer(SimTime::ZERO, &pkt(1460));
+        quiet.offer(SimTime::ZERO, &pkt(1460));
         assert!(quiet.queue_series(SimTime(10_000_000)).is_empty());
     }
 
@@ -443,8 +446,8 @@ mod tests {
     fn back_to_back_frames_are_serialised_then_delayed() {
         let mut d = dir(QueueLimit::Packets(10));
         // 1538 B at 10 Mb/s = 1230.4 us.
-        let a = d.offer(SimTime::ZERO, pkt(1460));
-        let b = d.offer(SimTime::ZERO, pkt(1460));
+        let a = d.offer(SimTime::ZERO, &pkt(1460));
+        let b = d.offer(SimTime::ZERO, &pkt(1460));
         assert_eq!(
             a,
             Offer::Accepted {
@@ -467,16 +470,16 @@ mod tests {
         // One on the wire + two waiting are accepted; the fourth is dropped.
         for _ in 0..3 {
             assert!(matches!(
-                d.offer(SimTime::ZERO, pkt(1460)),
+                d.offer(SimTime::ZERO, &pkt(1460)),
                 Offer::Accepted { .. }
             ));
         }
-        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
         assert_eq!(d.stats.frames_dropped_queue, 1);
         // After the first two transmissions end, room again.
         assert_eq!(d.queue_len(SimTime(2_460_800)), 0);
         assert!(matches!(
-            d.offer(SimTime(2_460_800), pkt(1460)),
+            d.offer(SimTime(2_460_800), &pkt(1460)),
             Offer::Accepted { .. }
         ));
     }
@@ -497,20 +500,20 @@ mod tests {
         };
         d.set_red(Red::new(cfg, 10_000_000, stream(0, "aqm:l:ab")));
         let accepted = |o: Offer| matches!(o, Offer::Accepted { .. });
-        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // on the wire
-        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // finds 0 waiting
-        assert!(accepted(d.offer(SimTime::ZERO, pkt(1460)))); // finds 1
-        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop); // finds 2
-        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // on the wire
+        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // finds 0 waiting
+        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // finds 1
+        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop); // finds 2
+        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
         assert_eq!(d.stats.frames_dropped_forced, 2);
         assert_eq!(d.stats.frames_dropped_queue, 2);
         assert_eq!(d.stats.frames_dropped_early, 0);
         // Once the first frame has left (1230.4 us) one waits: accepted again, and the
         // dropped frames never took wire time (the third ends at 3 x 1230.4 us).
-        assert!(accepted(d.offer(SimTime(1_230_400), pkt(1460))));
+        assert!(accepted(d.offer(SimTime(1_230_400), &pkt(1460))));
         assert_eq!(d.red_average(), Some(1.0));
         assert_eq!(
-            d.offer(SimTime(1_230_400), pkt(1460)),
+            d.offer(SimTime(1_230_400), &pkt(1460)),
             Offer::QueueDrop,
             "two waiting again"
         );
@@ -522,16 +525,16 @@ mod tests {
     fn byte_limited_queue() {
         let mut d = dir(QueueLimit::Bytes(2000));
         assert!(matches!(
-            d.offer(SimTime::ZERO, pkt(1460)),
+            d.offer(SimTime::ZERO, &pkt(1460)),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            d.offer(SimTime::ZERO, pkt(1460)),
+            d.offer(SimTime::ZERO, &pkt(1460)),
             Offer::Accepted { .. }
         ));
-        assert_eq!(d.offer(SimTime::ZERO, pkt(1460)), Offer::QueueDrop);
+        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
         assert!(matches!(
-            d.offer(SimTime::ZERO, pkt(0)),
+            d.offer(SimTime::ZERO, &pkt(0)),
             Offer::Accepted { .. }
         ));
     }

@@ -88,6 +88,9 @@ pub struct ErrorModel {
     bad: bool,
     /// One-entry cache of (law, bytes) -> probability: data frames of one size dominate.
     cache: Option<(Law, u32, f64)>,
+    /// The model can never corrupt a frame (`none`, or a PER or BER of 0): its draws decide
+    /// nothing, so none is taken (the stream serves this model alone).
+    lossless: bool,
 }
 
 impl ErrorModel {
@@ -99,8 +102,14 @@ impl ErrorModel {
                 ..
             }
         );
+        let lossless = match cfg {
+            ErrorModelConfig::None => true,
+            ErrorModelConfig::Law(Law::Per(p) | Law::Ber(p)) => p <= 0.0,
+            _ => false,
+        };
         ErrorModel {
             cfg,
+            lossless,
             rng,
             frame_index: 0,
             list_pos: 0,
@@ -136,6 +145,16 @@ impl ErrorModel {
                 p
             }
         }
+    }
+
+    /// As [`ErrorModel::corrupts`], describing the frame only if the model may corrupt it.
+    #[inline]
+    pub fn corrupts_frame(&mut self, frame: impl FnOnce() -> FrameInfo) -> bool {
+        if self.lossless {
+            self.frame_index += 1;
+            return false;
+        }
+        self.corrupts(&frame())
     }
 
     /// Decide the fate of the next frame. Returns true if it is corrupted (lost).

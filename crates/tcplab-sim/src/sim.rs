@@ -288,10 +288,10 @@ impl<'s> Sim<'s> {
     }
 
     fn on_deliver(&mut self, dir: usize) {
-        let Some((f, next)) = self.dirs[dir].take_head() else {
+        let Some(f) = self.dirs[dir].take_head() else {
             return;
         };
-        if let Some(n) = next {
+        if let Some(n) = self.dirs[dir].head_arrival() {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
         if f.corrupted {
@@ -312,10 +312,12 @@ impl<'s> Sim<'s> {
             return;
         }
         let at = self.dirs[dir].to;
-        self.arrive(at, f.pkt);
+        self.arrive(at, &f.pkt);
     }
 
-    fn arrive(&mut self, node: u16, p: Packet) {
+    /// A packet reaches `node`. Packets are passed by reference from here on: a packet is
+    /// copied only into the FIFO of the link direction (or node) that holds it.
+    fn arrive(&mut self, node: u16, p: &Packet) {
         if node == p.dst && p.is(UDP) {
             let now = self.now();
             if let Some(u) = self.apps[p.conn as usize].udp.as_deref_mut() {
@@ -324,7 +326,7 @@ impl<'s> Sim<'s> {
         } else if node == p.dst {
             let conn = p.conn as usize;
             let mut ctx = self.w.ctx();
-            self.conns[conn][p.to_end as usize].on_segment(&p, &mut ctx);
+            self.conns[conn][p.to_end as usize].on_segment(p, &mut ctx);
             self.after(conn);
         } else if let Some(held) = self
             .held
@@ -337,7 +339,7 @@ impl<'s> Sim<'s> {
                     .q
                     .schedule(due, Event::NodeRelease { node: node as u32 });
             }
-            held.q.push_back((due, p));
+            held.q.push_back((due, *p));
         } else {
             self.forward(node, p);
         }
@@ -353,10 +355,10 @@ impl<'s> Sim<'s> {
                 .q
                 .schedule(due, Event::NodeRelease { node: node as u32 });
         }
-        self.forward(node as u16, p);
+        self.forward(node as u16, &p);
     }
 
-    fn forward(&mut self, node: u16, p: Packet) {
+    fn forward(&mut self, node: u16, p: &Packet) {
         let dir = self.routes.next_hop(node as usize, p.dst as usize);
         if dir == NO_ROUTE {
             return;
@@ -375,7 +377,7 @@ impl<'s> Sim<'s> {
                     );
                 }
                 if let Some(pl) = self.w.packets.as_mut() {
-                    pl.push(now, "drop_queue", &self.dirs[dir as usize].name, &p);
+                    pl.push(now, "drop_queue", &self.dirs[dir as usize].name, p);
                 }
             }
             Offer::Accepted {
@@ -503,7 +505,7 @@ impl<'s> Sim<'s> {
                     ts_val: now.0,
                     ..Packet::default()
                 };
-                self.forward(p.src, p);
+                self.forward(p.src, &p);
                 t
             }
         };
@@ -616,9 +618,10 @@ impl<'s> Sim<'s> {
             return;
         }
         let mut out = std::mem::take(&mut self.w.out);
-        for p in out.drain(..) {
+        for p in &out {
             self.forward(p.src, p);
         }
+        out.clear();
         self.w.out = out;
     }
 

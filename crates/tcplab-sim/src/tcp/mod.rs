@@ -297,6 +297,8 @@ pub struct Endpoint {
     rec_timers: bool,
     /// The congestion control reads delivery-rate samples.
     cc_rate: bool,
+    /// The congestion control's per-ACK hook does something (`CongestionControl::on_delivery`).
+    cc_delivery: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -444,6 +446,7 @@ impl Endpoint {
             sb: Scoreboard::default(),
             ccs,
             cc_rate: cc.uses_rate_samples(),
+            cc_delivery: cc.hears_every_ack(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -1016,7 +1019,12 @@ impl Endpoint {
     /// (RFC 1122 4.2.3.3: the right edge only moves by at least min(buffer/2, MSS)) and never
     /// shrinking the right edge already offered.
     fn advertise_window(&mut self, now: SimTime) -> u64 {
-        let free = (self.cfg.rcv_buf as f64 - self.unread_now(now)).max(0.0) as u64;
+        let free = match self.cfg.rcv_read_rate {
+            // The application reads at once: nothing unread, the whole buffer is free (the
+            // float expression below gives exactly this for every buffer below 2^53).
+            None if self.cfg.rcv_buf < 1 << 53 => self.cfg.rcv_buf,
+            _ => (self.cfg.rcv_buf as f64 - self.unread_now(now)).max(0.0) as u64,
+        };
         let edge = self.rcv_nxt + free;
         let step = (self.cfg.rcv_buf / 2).min(self.eff_mss.max(1));
         if edge >= self.rcv_adv + step || self.rcv_adv < self.rcv_nxt {
@@ -1228,6 +1236,18 @@ impl Endpoint {
         }
     }
 
+    /// Bytes in flight as the loss-recovery plug-in counts them. Outside a recovery phase every
+    /// plug-in counts the scoreboard's RFC 6675 pipe (`LossRecovery::pipe`'s contract), which
+    /// is read directly then: no view is built on the per-segment path.
+    #[inline]
+    fn pipe(&self, now: SimTime) -> u64 {
+        if !self.in_recovery {
+            return self.sb.rfc6675_pipe();
+        }
+        let v = self.view(now);
+        self.rec.pipe(&v, &self.sb)
+    }
+
     /// The RTT of the most recently sent segment an ACK delivered, if it was sent only once.
     fn sample_rtt(d: &Delivery, now: SimTime) -> Option<Dur> {
         d.newest
@@ -1373,8 +1393,7 @@ impl Endpoint {
                 acked - counted
             };
             if self.prr.is_some() {
-                let v = self.view(now);
-                let pipe = self.rec.pipe(&v, &self.sb);
+                let pipe = self.pipe(now);
                 let ssthresh = self.ccs.ssthresh;
                 if let Some(prr) = self.prr.as_mut() {
                     let sndcnt = prr.on_ack(delivered_data, pipe, ssthresh, mss);
@@ -1382,8 +1401,11 @@ impl Endpoint {
                 }
             }
         }
-        // The congestion control hears about every ACK.
-        let v = self.view(now);
+        // The congestion control hears about every ACK (if it listens).
+        if !self.cc_delivery {
+            self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+            return;
+        }
         let ev = AckEvent {
             now,
             bytes_acked: acked,
@@ -1396,7 +1418,7 @@ impl Endpoint {
             delivered: d.bytes,
             total_delivered: self.rs_delivered,
             lost: self.sb.lost_marked_total() - lost_before,
-            pipe: self.rec.pipe(&v, &self.sb),
+            pipe: self.pipe(now),
             dupack,
             in_recovery: self.in_recovery,
             sample_rtt: Self::sample_rtt(&d, now),
@@ -1890,8 +1912,7 @@ impl Endpoint {
                 // ns-2 NewRenoTcpAgent::recv: send_much(0, 0, 2) while dupacks_ >= numdupacks_.
                 break;
             }
-            let v = self.view(ctx.now);
-            let mut pipe = self.rec.pipe(&v, &self.sb);
+            let mut pipe = self.pipe(ctx.now);
             let mut cwnd = self.ccs.cwnd + self.limited_transmit_room;
             // ns-2's window rules (one branch when they are off).
             let mut send_one_edge = None;
@@ -1969,8 +1990,7 @@ impl Endpoint {
         }
         if self.cfg.cwnd_validation {
             // tcp_write_xmit: validate after a pass that sent or was stopped by cwnd.
-            let v = self.view(ctx.now);
-            let pipe = self.rec.pipe(&v, &self.sb);
+            let pipe = self.pipe(ctx.now);
             if self.stats.segments_sent > sent_before || pipe + self.eff_mss > self.ccs.cwnd {
                 self.validate_cwnd(pipe);
             }

@@ -228,6 +228,9 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn hears_every_ack(&self) -> bool {
+        false // the default, empty on_delivery
+    }
     fn name(&self) -> &'static str {
         "cubic"
     }

@@ -216,6 +216,12 @@ pub trait CongestionControl: Send {
     /// plug-in processed it: for model-based and rate-based algorithms.
     fn on_delivery(&mut self, _st: &mut CcState, _ev: &AckEvent) {}
 
+    /// Whether `on_delivery` does anything. Algorithms that keep the default (empty) hook say
+    /// no, and the sender does not build the event on every ACK.
+    fn hears_every_ack(&self) -> bool {
+        true
+    }
+
     /// The slow-start threshold after a congestion event (ns-3's GetSsThresh: returns it).
     /// RFC 5681 eq. 4: max(FlightSize / 2, 2 * SMSS).
     fn ssthresh(&self, st: &CcState, flight: u64) -> u64 {

@@ -63,6 +63,9 @@ pub fn full_ack_window(st: &CcState, flight: u64) -> u64 {
 }
 
 impl CongestionControl for NewReno {
+    fn hears_every_ack(&self) -> bool {
+        false // the default, empty on_delivery
+    }
     fn name(&self) -> &'static str {
         "newreno"
     }

@@ -17,6 +17,9 @@ use super::{reno_increase, AckEvent, CcState, CongestionControl};
 pub struct Reno;
 
 impl CongestionControl for Reno {
+    fn hears_every_ack(&self) -> bool {
+        false // the default, empty on_delivery
+    }
     fn name(&self) -> &'static str {
         "reno"
     }

@@ -59,6 +59,9 @@ pub struct Tahoe {
 }
 
 impl CongestionControl for Tahoe {
+    fn hears_every_ack(&self) -> bool {
+        false // the default, empty on_delivery
+    }
     fn name(&self) -> &'static str {
         "tahoe"
     }

@@ -169,6 +169,9 @@ pub trait LossRecovery: Send {
     /// which is RFC 5681's window inflation. When SACK was negotiated (because `[tcp] sack` is
     /// set), the segments those duplicate ACKs report are already out of the scoreboard's count,
     /// so the inflation is not subtracted a second time.
+    ///
+    /// Outside a recovery phase (`v.in_recovery` false) this must be `sb.rfc6675_pipe()`: the
+    /// sender reads the scoreboard directly then, without calling this.
     fn pipe(&self, v: &SenderView, sb: &Scoreboard) -> u64 {
         let p = sb.rfc6675_pipe();
         if v.in_recovery && !v.sack_ok {
@@ -277,4 +280,37 @@ pub fn registry() -> Vec<(&'static str, &'static str)> {
         ("sack", "SACK scoreboard: IsLost, pipe and NextSeg rules 1-4 (RFC 6675)"),
         ("rack-tlp", "RACK time-based loss detection with reordering window, and tail-loss probes (RFC 8985)"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::scoreboard::{Seg, TxStamp};
+
+    /// `LossRecovery::pipe`'s contract, on which the sender's shortcut rests: outside a
+    /// recovery phase every plug-in counts the scoreboard's RFC 6675 pipe.
+    #[test]
+    fn pipe_outside_recovery_is_the_scoreboards() {
+        let mut sb = Scoreboard::default();
+        for k in 0..8u64 {
+            let s = 1 + 100 * k;
+            sb.push(Seg::new(s, s + 100, false, SimTime(k), TxStamp::default()));
+        }
+        sb.sack(401, 601);
+        sb.mark_lost(0);
+        for name in ["dupack", "rfc5681", "newreno", "sack", "rack-tlp", "rack"] {
+            let rec = by_name(name).expect("known plug-in");
+            for (sack_ok, credits) in [(false, 0), (false, 300), (true, 0), (true, 300)] {
+                let v = SenderView {
+                    mss: 100,
+                    dupthresh: 3,
+                    sack_ok,
+                    recovery_credits: credits,
+                    in_recovery: false,
+                    ..SenderView::default()
+                };
+                assert_eq!(rec.pipe(&v, &sb), sb.rfc6675_pipe(), "{name}");
+            }
+        }
+    }
 }
