@@ -68,3 +68,86 @@ def test_bad_node_settings_are_refused_by_name(over, field, fragment):
         topology.dumbbell(1, overrides=over)
     assert e.value.field == field
     assert fragment in str(e.value)
+
+
+# -- packet filters (a firewall's rules) --------------------------------------------------------
+
+
+def _campus(rules: list[dict], **kw) -> tcplab.Result:
+    sc = topology.campus(2, stop_time="60s", apps=("http", "ftp"), ftp_size="200kB",
+                         overrides={"nodes.firewall.rules": rules}, **kw)  # fmt: skip
+    return tcplab.run(sc)
+
+
+def test_a_port_rule_drops_every_syn_of_that_service_and_counts_them():
+    res = _campus([{"action": "drop", "port": 21}])
+    apps = {a["name"]: a for a in res.summary["apps"]}
+    # FTP (port 21) never connects: its SYN and the retries at RTO 1, 2, 4, 8, 16 s (RFC 6298,
+    # backed off) reach the firewall at 0, 1, 3, 7, 15, 31 s: 6 per client in 60 s
+    assert apps["ftp_0"]["bytes_received"] == apps["ftp_1"]["bytes_received"] == 0
+    assert apps["http_0"]["bytes_received"] > 0 and apps["http_1"]["bytes_received"] > 0
+    (f,) = res.summary["filters"]
+    assert f["node"] == "firewall"
+    assert f["frames_dropped"] == 12
+    assert f["rules"] == [{"action": "drop", "port": 21, "frames_dropped": 12}]
+    ev = res.traces["events"]
+    drops = ev[ev["kind"] == "drop_filter"]
+    assert len(drops) == 12 and set(drops["detail"]) == {"firewall"}
+    t = sorted(drops[drops["conn"] == drops["conn"].iloc[0]]["time_s"])
+    assert [round(x) for x in t] == [0, 1, 3, 7, 15, 31]
+
+
+def test_the_first_matching_rule_decides():
+    # allow one FTP client, then drop all TCP: the other FTP and both browsers are cut off
+    res = _campus([{"action": "allow", "app": "ftp_0"}, {"action": "drop", "protocol": "tcp"}])
+    apps = {a["name"]: a for a in res.summary["apps"]}
+    assert apps["ftp_0"]["completed"] and apps["ftp_0"]["bytes_received"] == 200_000
+    assert all(apps[n]["bytes_received"] == 0 for n in ("ftp_1", "http_0", "http_1"))
+    allow, drop = res.summary["filters"][0]["rules"]
+    assert allow["frames_dropped"] == 0 and drop["frames_dropped"] == 3 * 6
+    # without rules, no filters section and everything completes its first transfer
+    plain = tcplab.run(topology.campus(2, stop_time="60s", apps=("ftp",), ftp_size="200kB"))
+    assert "filters" not in plain.summary
+    assert all(a["completed"] for a in plain.summary["apps"])
+
+
+def test_a_protocol_rule_drops_udp_and_spares_tcp():
+    data = {
+        "run": {"stop_time": "2s"},
+        "nodes": [{"name": "a"}, {"name": "fw", "kind": "router",
+                                  "rules": [{"action": "drop", "protocol": "udp"}]},
+                  {"name": "b"}],
+        "links": [{"name": "l1", "a": "a", "b": "fw", "rate": "10Mbps"},
+                  {"name": "l2", "a": "fw", "b": "b", "rate": "10Mbps"}],
+        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b", "rate": "1Mbps",
+                  "packet_size": 1000, "stop": "1s"},
+                 {"name": "f", "kind": "ftp", "client": "a", "server": "b", "size": "100kB"}],
+    }  # fmt: skip
+    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    apps = {a["name"]: a for a in res.summary["apps"]}
+    sent = apps["u"]["datagrams"]["sent"]
+    assert sent == 125  # 1 Mbit/s of 1000-byte datagrams for 1 s
+    assert apps["u"]["datagrams"]["received"] == 0
+    assert res.summary["filters"][0]["frames_dropped"] == sent
+    assert apps["f"]["completed"] and apps["f"]["bytes_received"] == 100_000
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"nodes.node_0.rules": [{"action": "drop"}]}, "nodes.node_0.rules"),
+        ({"nodes.firewall.rules": [{"action": "drop", "app": "nope"}]},
+         "nodes.firewall.rules[0].app"),
+        ({"nodes.firewall.rules": [{"port": 21}]}, "nodes.firewall.rules[0].action"),
+        ({"nodes.firewall.rules": [{"action": "reject"}]}, "nodes.firewall.rules[0].action"),
+        ({"nodes.firewall.rules": [{"action": "drop", "protocol": "icmp"}]},
+         "nodes.firewall.rules[0].protocol"),
+        ({"nodes.firewall.rules": [{"action": "drop", "port": 70000}]},
+         "nodes.firewall.rules[0].port"),
+        ({"apps.ftp_0.port": 0}, "apps.ftp_0.port"),
+    ],
+)  # fmt: skip
+def test_bad_rules_are_named(overrides: dict, field: str) -> None:
+    with pytest.raises(tcplab.errors.ScenarioError) as e:
+        topology.campus(1, stop_time="60s", overrides=overrides)
+    assert e.value.field == field, str(e.value)

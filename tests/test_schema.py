@@ -37,6 +37,8 @@ def _place(section: str, when: str, key: str = "zzz") -> dict[str, Any]:
         sc["tcp"] = {"ns2": bad}
     elif section == "nodes[]":
         sc["nodes"][0].update(bad)
+    elif section == "nodes[].rules[]":
+        sc["nodes"].append({"name": "fw", "kind": "router", "rules": [{"action": "drop", **bad}]})
     elif section == "links[]":
         sc["links"][0].update(bad)
     elif section == "direction":

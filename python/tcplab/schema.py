@@ -23,6 +23,7 @@ SECTIONS: dict[str, str] = {
     "tcp": "`[tcp]`, and `tcp = { ... }` inside an application",
     "tcp.ns2": "`[tcp.ns2]`, or `ns2 = { ... }` in a tcp table: ns-2.35's own rules",
     "nodes[]": "each `[[nodes]]`",
+    "nodes[].rules[]": "each element of a node's `rules` (a packet filter)",
     "links[]": "each `[[links]]`",
     "direction": "each `[[links]]` (both directions) or its `[links.ab]` / `[links.ba]` table",
     "aqm": "`aqm = { kind = ..., ... }` of a link or one direction",

@@ -12,6 +12,7 @@ pub mod aqm;
 pub mod describe;
 pub mod engine;
 pub mod error;
+pub mod filter;
 pub mod link;
 pub mod loss;
 pub mod output;

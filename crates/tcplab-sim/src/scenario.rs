@@ -56,6 +56,8 @@ pub struct NodeCfg {
     /// Latency added to every packet the node forwards (a pure delay: packets do not wait for
     /// one another, and their order is kept).
     pub processing_delay: Dur,
+    /// The packet filter of a forwarding node (a firewall), in order; empty: none.
+    pub rules: Vec<crate::filter::Rule>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +110,8 @@ pub struct AppCfg {
     pub start: Dur,
     pub tcp: TcpConfig,
     pub profile: String,
+    /// The server's port (what packet filters match).
+    pub port: u16,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -133,6 +137,19 @@ pub struct Scenario {
     pub output: OutputCfg,
     /// The scenario as given, with the seed as set; kept for `to_json`.
     raw: Value,
+}
+
+/// The server port of an application that names none: the service's well-known port (FTP 21,
+/// HTTP 80, PostgreSQL's 5432 for `database`), iperf's 5001 for bulk and UDP traffic, RTP's
+/// 5004 for cbr.
+fn default_port(kind: &AppKind) -> u16 {
+    match kind {
+        AppKind::Ftp { .. } => 21,
+        AppKind::Txn(t) if t.name() == "http" => 80,
+        AppKind::Txn(_) => 5432,
+        AppKind::Bulk { .. } | AppKind::Udp(_) => 5001,
+        AppKind::Cbr { .. } => 5004,
+    }
 }
 
 // ---------------------------------------------------------------------------- value helpers
@@ -1409,10 +1426,12 @@ impl Scenario {
                     "a router or switch (hosts do not forward)",
                 ));
             }
+            let rules = crate::filter::parse_rules(m, &p, kind.forwards())?;
             nodes.push(NodeCfg {
                 name,
                 kind,
                 processing_delay,
+                rules,
             });
         }
         if nodes.len() < 2 {
@@ -1693,6 +1712,10 @@ impl Scenario {
                     "a name not used by another app",
                 ));
             }
+            let port = match get_uint(m, &p, "port", 1, 65_535)? {
+                Some(n) => n as u16,
+                None => default_port(&kind),
+            };
             apps.push(AppCfg {
                 name,
                 kind,
@@ -1701,10 +1724,14 @@ impl Scenario {
                 start: get_dur(m, &p, "start")?.unwrap_or(Dur::ZERO),
                 tcp,
                 profile,
+                port,
             });
         }
         if apps.is_empty() {
             return Err(SimError::invalid("apps", "[]", "at least one application"));
+        }
+        for (i, n) in nodes.iter_mut().enumerate() {
+            crate::filter::resolve(&mut n.rules, &format!("nodes[{i}]"), &apps)?;
         }
 
         // [output]

@@ -138,6 +138,11 @@ pub const FIELDS: &[Field] = &[
     f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
     f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router, switch", "A host runs applications; a router or a switch forwards (store-and-forward, each port's output queue being its link direction's).", "\"switch\""),
     f("nodes[]", "processing_delay", "", "duration", "s", "\"0s\"", "a duration, on a router or switch", "Latency added to every packet the node forwards (a pure delay that keeps their order; OPNET's per-packet processing, a firewall's inspection).", "\"50us\""),
+    f("nodes[]", "rules", "", "list", "", "[]", "a list of rule tables, on a router or switch", "A packet filter (a firewall's rule list): each packet the node forwards is compared with the rules in order, and the first that matches drops or allows it; no match: forwarded. Drops are counted per rule in the summary's filters.", "[{ action = \"drop\", protocol = \"udp\" }]"),
+    f("nodes[].rules[]", "action", "", "choice", "", "", "drop, allow", "What the rule does with a matching packet.", "\"allow\""),
+    f("nodes[].rules[]", "protocol", "", "choice", "", "any", "tcp, udp", "Match only this protocol.", "\"udp\""),
+    f("nodes[].rules[]", "port", "", "integer", "", "any", "1 to 65535", "Match only the packets of applications whose server port is this, both directions.", "21"),
+    f("nodes[].rules[]", "app", "", "string", "", "any", "an application's name", "Match only this application's packets.", "\"x\""),
     // -- [[links]]
     f("links[]", "name", "", "string", "", "\"<a>-<b>\"", "a unique name", "The link's name; --set and the results address it by name.", "\"wan\""),
     f("links[]", "a", "", "string", "", "", "a node name", "The node at one end.", ""),
@@ -183,6 +188,7 @@ pub const FIELDS: &[Field] = &[
     f("apps[]", "server", "", "string", "", "", "a host other than the client", "The host that accepts it.", ""),
     f("apps[]", "start", "", "duration", "s", "\"0s\"", DUR, "When the application starts.", "\"1s\""),
     f("apps[]", "tcp", "", "table", "", "{}", "tcp fields", "TCP settings of this application's connection, over the scenario's [tcp].", "{ mss = 536 }"),
+    f("apps[]", "port", "", "integer", "", "by kind: ftp 21, http 80, database 5432, bulk and udp 5001, cbr 5004", "1 to 65535", "The server's port: what a node's packet filter (rules) matches.", "8080"),
     f("apps[]", "size", "kind=ftp", "size", "bytes", "", SIZE, "The file the server sends.", "\"100kB\""),
     f("apps[]", "request_size", "kind=ftp", "size", "bytes", "64", SIZE, "The request the client sends first.", "100"),
     f("apps[]", "inter_request", "kind=ftp", "distribution", "s", "one transfer", DIST_DUR, "Makes the application repeat: the time from one transfer's start to the next's. Each transfer is its own connection and its own application, named <name>:<k> (OPNET: inter-request time).", "{ dist = \"exponential\", mean = \"360s\" }"),
@@ -305,6 +311,14 @@ mod tests {
                 .as_array_mut()
                 .unwrap()
                 .push(json!({"name": "extra", "kind": "router", key: value})),
+            "nodes[].rules[]" => {
+                let mut rule = json!({"action": "drop"});
+                rule[key] = value;
+                sc["nodes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"name": "extra", "kind": "router", "rules": [rule]}));
+            }
             "links[]" => sc["links"][0][key] = value,
             "direction" => sc["links"][0]["ab"] = json!({ key: value }),
             "error" => {

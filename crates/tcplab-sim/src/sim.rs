@@ -10,6 +10,7 @@ use crate::apps::{Actions, TxnRt};
 use crate::aqm::{AqmCfg, Red};
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::error::{SimError, SimResult};
+use crate::filter::{Filter, Protocol};
 use crate::link::{LinkDir, Offer};
 use crate::loss::ErrorModel;
 use crate::output::{Column, SimOutput, Table};
@@ -78,6 +79,8 @@ pub struct Sim<'s> {
     apps: Vec<AppRt>,
     /// Per node: the packets its processing delay holds, and that delay.
     held: Vec<Held>,
+    /// Packet filters per node (empty when no node has rules).
+    filters: Vec<Option<Box<Filter>>>,
     trace: Option<ConnTrace>,
     last_rows: Vec<Option<TraceRow>>,
     stop: SimTime,
@@ -222,6 +225,14 @@ impl<'s> Sim<'s> {
                     q: VecDeque::new(),
                 })
                 .collect(),
+            filters: if sc.nodes.iter().any(|n| !n.rules.is_empty()) {
+                sc.nodes
+                    .iter()
+                    .map(|n| (!n.rules.is_empty()).then(|| Box::new(Filter::new(&n.rules))))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             trace: out
                 .trace
                 .then(|| ConnTrace::with_cap(Cap::new(out.max_rows))),
@@ -328,6 +339,8 @@ impl<'s> Sim<'s> {
             let mut ctx = self.w.ctx();
             self.conns[conn][p.to_end as usize].on_segment(p, &mut ctx);
             self.after(conn);
+        } else if !self.filters.is_empty() && self.filtered(node, p) {
+            // dropped by the node's packet filter
         } else if let Some(held) = self
             .held
             .get_mut(node as usize)
@@ -343,6 +356,39 @@ impl<'s> Sim<'s> {
         } else {
             self.forward(node, p);
         }
+    }
+
+    /// Whether `node`'s packet filter drops `p` (counted, and logged as `drop_filter`).
+    #[cold]
+    fn filtered(&mut self, node: u16, p: &Packet) -> bool {
+        let Some(f) = self.filters[node as usize].as_deref_mut() else {
+            return false;
+        };
+        let app = p.conn as usize;
+        let protocol = if p.is(UDP) {
+            Protocol::Udp
+        } else {
+            Protocol::Tcp
+        };
+        if !f.drops(protocol, self.sc.apps[app].port, app) {
+            return false;
+        }
+        let now = self.now();
+        let place = &self.sc.nodes[node as usize].name;
+        if let Some(ev) = self.w.events.as_mut() {
+            ev.push(
+                now,
+                p.conn,
+                1 - p.to_end,
+                "drop_filter",
+                p.seq,
+                place.clone(),
+            );
+        }
+        if let Some(pl) = self.w.packets.as_mut() {
+            pl.push(now, "drop_filter", place, p);
+        }
+        true
     }
 
     /// The head packet of a node's processing delay is due: forward it, and wait for the next.
@@ -849,6 +895,15 @@ impl<'s> Sim<'s> {
         summary["apps"] = Value::Array(apps);
         summary["connections"] = Value::Array(connections);
         summary["links"] = Value::Array(links);
+        if !self.filters.is_empty() {
+            summary["filters"] = Value::Array(
+                self.filters
+                    .iter()
+                    .zip(&self.sc.nodes)
+                    .filter_map(|(f, n)| f.as_deref().map(|f| f.summary(&n.name)))
+                    .collect(),
+            );
+        }
         // Tables that reached output.max_rows: what they left out (absent when none did).
         let mut truncated = Vec::new();
         let caps = [

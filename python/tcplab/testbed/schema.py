@@ -528,6 +528,12 @@ def plan(
                 f"{_hop_name(hop)}.aqm",
                 f"{kind!r}: the testbed's forwarder queues drop-tail only (use kind = 'none')",
             )
+    for i, node in enumerate(scenario.to_dict(normalized=True)["nodes"]):
+        if node.get("rules"):
+            raise UnsupportedScenario(
+                f"nodes[{i}].rules",
+                f"{node['name']!r} filters packets: the testbed's forwarder has no packet filter",
+            )
     err_s2c, err_hop = _path_error(data, notes)
     err_c2s, _ = _path_error(ack, notes)
     fhop = err_hop or bott
