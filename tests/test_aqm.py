@@ -97,7 +97,7 @@ def test_describe_shows_the_discipline_with_its_defaults():
 @pytest.mark.parametrize(
     ("aqm", "field", "fragment"),
     [
-        ({"kind": "codel"}, "aqm.kind", "none (drop-tail), red"),
+        ({"kind": "pie"}, "aqm.kind", "none (drop-tail), red, codel"),
         ({"kind": "red", "min_th": 10, "max_th": 10}, "aqm.max_th", "above min_th"),
         ({"kind": "red", "min_th": 20}, "aqm.min_th", "max_th (default 15) above min_th"),
         ({"kind": "red", "min_th": 40, "max_th": 60}, "aqm.min_th", "queue limit (30 packets)"),
@@ -131,3 +131,72 @@ def test_the_testbed_refuses_a_managed_queue():
     with pytest.raises(UnsupportedScenario) as e:
         plan(sc)
     assert "aqm" in str(e.value) and "drop-tail only" in str(e.value)
+
+
+# -- CoDel (RFC 8289) ---------------------------------------------------------------------------
+
+
+def test_codel_drops_on_rfc_8289s_schedule():
+    # 1000-byte IP datagrams (1038 B on the wire) every 0.5 ms into a link that sends one per
+    # 1 ms: the link is busy from 0, frame k leaves at k ms after waiting k / 2 ms. The first
+    # to wait 5 ms or more leaves at 10 ms, so first_above_time = 110 ms: the frame dequeued
+    # then is dropped, the dropping state begins with count 1, and the next drops are due
+    # interval / sqrt(count) after the previous due time: 210, 280.7, 338.4, 388.4, 433.2, 474.0
+    # ms, each taken at the first dequeue (a whole ms) at or after it.
+    data = {
+        "run": {"stop_time": "1s"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
+                   "queue": "1000p", "ab": {"aqm": {"kind": "codel"}}}],
+        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
+                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
+    }  # fmt: skip
+    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    ev = res.traces["events"]
+    drops = ev[ev["kind"] == "drop_queue"]["time_s"].tolist()
+    assert drops[:7] == pytest.approx([0.110, 0.210, 0.281, 0.339, 0.389, 0.434, 0.474])
+    link = res.summary["links"][0]["ab"]
+    # every drop is CoDel's (counted as the discipline's own, like RED's early drops) and
+    # every datagram is either delivered or one of them
+    assert link["frames_dropped_queue"] == link["frames_dropped_early"] == len(drops)
+    dg = res.summary["apps"][0]["datagrams"]
+    assert dg["sent"] == 900 and dg["received"] + dg["lost"] == 900 == dg["received"] + len(drops)
+
+
+def test_codel_keeps_a_bulk_queue_near_its_target_without_losing_the_link():
+    big = "1000p"
+    tail = topology.dumbbell(4, queue=big, bottleneck_rate="10Mbps", stop_time="30s")
+    codel = topology.dumbbell(4, queue=big, bottleneck_rate="10Mbps", stop_time="30s",
+                              overrides={"links.bottleneck.ab.aqm": {"kind": "codel"}})  # fmt: skip
+    a, b = tcplab.run(tail), tcplab.run(codel)
+    la = {lk["name"]: lk for lk in a.summary["links"]}["bottleneck"]["ab"]
+    lb = {lk["name"]: lk for lk in b.summary["links"]}["bottleneck"]["ab"]
+    # drop-tail lets four senders build a standing queue as deep as their windows (~170 ms)
+    assert la["mean_queue_delay_s"] > 0.1
+    # CoDel holds it near 5 ms, dropping early, and the link stays busy
+    assert lb["mean_queue_delay_s"] < 0.03
+    assert lb["frames_dropped_early"] > 0
+    assert lb["utilisation"] > 0.9
+    # TCP resent what CoDel dropped: at least one retransmission per data frame dropped, and
+    # each receiver delivered what its application counts
+    conns = b.summary["connections"]
+    assert sum(c["client"]["retransmissions"] for c in conns) >= lb["data_frames_dropped_queue"]
+    for c, app in zip(conns, b.summary["apps"], strict=True):
+        assert c["server"]["bytes_delivered"] == app["bytes_received"] > 0
+    # the same seed, the same run
+    assert tcplab.run(codel).summary == b.summary
+
+
+@pytest.mark.parametrize(
+    ("aqm", "field"),
+    [
+        ({"kind": "codel", "target": "200ms"}, "target"),
+        ({"kind": "codel", "interval": "2ms"}, "interval"),
+        ({"kind": "codel", "target": "0s"}, "target"),
+        ({"kind": "codel", "min_th": 5}, "min_th"),
+    ],
+)
+def test_bad_codel_parameters_are_refused_by_name(aqm: dict, field: str) -> None:
+    with pytest.raises(tcplab.errors.ScenarioError) as e:
+        topology.dumbbell(1, overrides={"links.bottleneck.ab.aqm": aqm})
+    assert e.value.field.endswith(field), str(e.value)

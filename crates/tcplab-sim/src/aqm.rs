@@ -61,6 +61,8 @@ pub enum AqmCfg {
     #[default]
     None,
     Red(RedCfg),
+    /// CoDel (RFC 8289), see `crate::codel`.
+    CoDel(crate::codel::CoDelCfg),
 }
 
 /// RED's running state on one link direction.

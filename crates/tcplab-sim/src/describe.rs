@@ -197,5 +197,10 @@ fn aqm_json(a: &AqmCfg) -> Value {
             "wait": r.wait,
             "mean_packet_size": r.mean_packet_size,
         }),
+        AqmCfg::CoDel(c) => json!({
+            "kind": "codel",
+            "target": c.target.to_string(),
+            "interval": c.interval.to_string(),
+        }),
     }
 }

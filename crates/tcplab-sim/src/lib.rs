@@ -9,6 +9,7 @@
 
 pub mod apps;
 pub mod aqm;
+pub mod codel;
 pub mod describe;
 pub mod engine;
 pub mod error;

@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 
 use crate::aqm::{Red, RedDrop};
+use crate::codel::{CoDelQueue, Pending};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
 use crate::series::LinkSeries;
@@ -99,6 +100,8 @@ pub enum Offer {
         arrival: SimTime,
         head_changed: bool,
     },
+    /// Queued behind a CoDel-managed queue: its start is decided when it reaches the head.
+    Queued,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -122,6 +125,14 @@ pub struct LinkDir {
     pub stats: LinkStats,
     /// RED on the queue, if configured (drop-tail only otherwise).
     red: Option<Box<Red>>,
+    /// A CoDel-managed queue, if configured: frames wait here until the transmitter is free,
+    /// and are dequeued (or dropped) then, in `advance`.
+    codel: Option<Box<CoDelQueue>>,
+    /// Frames CoDel dropped at dequeue, with the time, for the caller's logs.
+    late_drops: Vec<(SimTime, Packet)>,
+    /// Frames of a CoDel queue whose arrival, and whose departure, the queue log holds.
+    codel_logged: u64,
+    codel_unlogged_out: u64,
     /// Statistics per interval of simulated time (`output.link_series`), if asked for.
     series: Option<Box<LinkSeries>>,
     busy_until: SimTime,
@@ -167,6 +178,10 @@ impl LinkDir {
             err,
             stats: LinkStats::default(),
             red: None,
+            codel: None,
+            late_drops: Vec::new(),
+            codel_logged: 0,
+            codel_unlogged_out: 0,
             series: None,
             busy_until: SimTime::ZERO,
             ns_per_byte: match rate_bps {
@@ -186,6 +201,21 @@ impl LinkDir {
     /// Manage the queue with RED (before the queue limit applies).
     pub fn set_red(&mut self, red: Red) {
         self.red = Some(Box::new(red));
+    }
+
+    /// Manage the queue with CoDel (RFC 8289): frames are dequeued, or dropped, when the
+    /// transmitter becomes free.
+    pub fn set_codel(&mut self, q: CoDelQueue) {
+        self.codel = Some(Box::new(q));
+    }
+
+    /// Frames CoDel dropped since the last call, with the time of each drop.
+    pub fn take_late_drops(&mut self) -> Vec<(SimTime, Packet)> {
+        std::mem::take(&mut self.late_drops)
+    }
+
+    pub fn has_late_drops(&self) -> bool {
+        !self.late_drops.is_empty()
     }
 
     /// Keep statistics per `interval_ns` of simulated time, for up to `max_bins` intervals.
@@ -254,6 +284,10 @@ impl LinkDir {
 
     /// Frames waiting in the queue at `now` (not counting the one on the wire).
     pub fn queue_len(&mut self, now: SimTime) -> usize {
+        if self.codel.is_some() {
+            self.advance(now);
+            return self.codel.as_deref().map_or(0, CoDelQueue::len);
+        }
         self.expire_waiting(now);
         self.waiting.len()
     }
@@ -272,6 +306,9 @@ impl LinkDir {
     /// Offer a packet for transmission at `now`.
     #[inline]
     pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+        if self.codel.is_some() {
+            return self.offer_codel(now, pkt);
+        }
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
         let wire = self.framing.wire_bytes(ip);
@@ -322,6 +359,12 @@ impl LinkDir {
         } else {
             now
         };
+        self.transmit(now, start, wire, pkt)
+    }
+
+    /// Put a frame that reached the queue at `queued` on the wire from `start`.
+    #[inline]
+    fn transmit(&mut self, queued: SimTime, start: SimTime, wire: u32, pkt: &Packet) -> Offer {
         let tx = if self.ns_per_byte != 0 {
             Dur(wire as u64 * self.ns_per_byte)
         } else {
@@ -333,12 +376,12 @@ impl LinkDir {
         self.stats.busy_ns += tx.0;
         let framing = self.framing;
         let corrupted = self.err.corrupts_frame(|| FrameInfo {
-            exposed_bytes: framing.exposed_bytes(ip),
+            exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
             tcp: (pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP))
                 .then_some((pkt.seq, pkt.tx_count)),
         });
         if let Some(s) = self.series.as_deref_mut() {
-            s.sent(now, start, tx.0, wire, corrupted);
+            s.sent(queued, start, tx.0, wire, corrupted);
         }
         let arrival = self.busy_until + self.delay;
         let head_changed = self.in_flight.is_empty();
@@ -350,6 +393,113 @@ impl LinkDir {
         Offer::Accepted {
             arrival,
             head_changed,
+        }
+    }
+
+    /// `offer` on a CoDel-managed queue: dequeue what the transmitter has sent by `now`, then
+    /// queue the frame (or refuse it at the limit) and dequeue again, so that a frame reaching
+    /// an idle link leaves at once.
+    #[cold]
+    fn offer_codel(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+        self.stats.frames_offered += 1;
+        self.advance(now);
+        let wire = self.framing.wire_bytes(pkt.ip_bytes());
+        let q = self
+            .codel
+            .as_deref_mut()
+            .expect("offer_codel runs with CoDel");
+        let full = match self.queue_limit {
+            QueueLimit::Packets(n) => q.len() as u64 >= n,
+            QueueLimit::Bytes(b) => q.bytes() + wire as u64 > b,
+            QueueLimit::Unlimited => false,
+        };
+        // The frame on the wire does not count against the limit, as for drop-tail.
+        if full && self.busy_until > now {
+            return self.queue_drop(now, pkt.len > 0);
+        }
+        q.push(now, wire, pkt);
+        let qlen = q.len() as u64;
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(qlen.saturating_sub(1));
+        if let Some(log) = self.qlog.as_mut() {
+            if (self.codel_logged as usize) < self.qlog_max {
+                self.codel_logged += 1;
+                log.push((now, 1, i64::from(wire)));
+            } else {
+                self.qlog_dropped += 1;
+            }
+        }
+        let was_empty = self.in_flight.is_empty();
+        self.advance(now);
+        match self.in_flight.front() {
+            Some(f) if was_empty => Offer::Accepted {
+                arrival: f.arrival,
+                head_changed: true,
+            },
+            _ => Offer::Queued,
+        }
+    }
+
+    /// Run a CoDel-managed queue up to `now`: each time the transmitter is free (at
+    /// `busy_until`, or when the next frame arrives to an idle link) CoDel dequeues, dropping
+    /// what it drops, and the frame it returns goes on the wire. Frames are thus decided when
+    /// they reach the head, with the backlog of that moment, however late this is called, as
+    /// long as it is called before the frame's transmission ends (the delivery event of the
+    /// frame ahead of it calls it, and every arrival does).
+    #[inline]
+    pub fn advance(&mut self, now: SimTime) {
+        if self.codel.is_some() {
+            self.advance_codel(now);
+        }
+    }
+
+    #[cold]
+    fn advance_codel(&mut self, now: SimTime) {
+        while let Some(q) = self.codel.as_deref_mut() {
+            let free = self.busy_until;
+            if free > now {
+                return;
+            }
+            let Some(head) = q.head_arrival() else {
+                q.dequeue(free, &mut Vec::new()); // the dequeue that finds the queue empty
+                return;
+            };
+            if head > free {
+                q.dequeue(free, &mut Vec::new()); // idle before the frame came
+            }
+            let t = free.max(head);
+            let mut dropped: Vec<Pending> = Vec::new();
+            let next = q.dequeue(t, &mut dropped);
+            for d in dropped {
+                self.stats.frames_dropped_queue += 1;
+                self.stats.frames_dropped_early += 1;
+                self.stats.data_frames_dropped_queue += u64::from(d.pkt.len > 0);
+                if let Some(s) = self.series.as_deref_mut() {
+                    s.queue_drop(d.arrival);
+                }
+                self.log_dequeue(t, d.wire);
+                self.late_drops.push((t, d.pkt));
+            }
+            match next {
+                Some(p) => {
+                    let wait = t.since(p.arrival).0;
+                    self.stats.queue_delay_ns_sum += wait;
+                    self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
+                    self.log_dequeue(t, p.wire);
+                    self.transmit(p.arrival, t, p.wire, &p.pkt);
+                }
+                None => self.busy_until = t,
+            }
+        }
+    }
+
+    /// Log a CoDel dequeue (or drop) at `t` if its frame's arrival was logged: frames leave in
+    /// the order they came, so the first `codel_logged` dequeues are those frames'.
+    fn log_dequeue(&mut self, t: SimTime, wire: u32) {
+        if let Some(log) = self.qlog.as_mut() {
+            if self.codel_unlogged_out < self.codel_logged {
+                self.codel_unlogged_out += 1;
+                log.push((t, -1, -i64::from(wire)));
+            }
         }
     }
 

@@ -1224,7 +1224,7 @@ fn threshold(m: &Map<String, Value>, path: &str, key: &str) -> SimResult<Option<
 }
 
 fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
-    const KINDS: &str = "one of: none (drop-tail), red";
+    const KINDS: &str = "one of: none (drop-tail), red, codel";
     let m = table(v, path)?;
     let kind = required(get_str(m, path, "kind")?, path, "kind", KINDS)?;
     match kind.as_str() {
@@ -1279,6 +1279,47 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
                     }
                 },
             }))
+        }
+        "codel" => {
+            keys_ok(m, path, &schema::keys("aqm", Some("kind=codel")))?;
+            let d = crate::codel::CoDelCfg::default();
+            let in_range = |key: &str, lo: Dur, hi: Dur, what: &str| -> SimResult<Option<Dur>> {
+                match get_dur(m, path, key)? {
+                    Some(x) if x < lo || x > hi => {
+                        Err(SimError::invalid(join(path, key), format!("{x}"), what))
+                    }
+                    x => Ok(x),
+                }
+            };
+            let target = in_range(
+                "target",
+                Dur::from_micros(1),
+                Dur::from_secs(10),
+                "1 us to 10 s",
+            )?
+            .unwrap_or(d.target);
+            let interval = in_range(
+                "interval",
+                Dur::from_micros(1),
+                Dur::from_secs(100),
+                "1 us to 100 s",
+            )?
+            .unwrap_or(d.interval);
+            if interval <= target {
+                return Err(SimError::invalid(
+                    join(
+                        path,
+                        if m.contains_key("interval") {
+                            "interval"
+                        } else {
+                            "target"
+                        },
+                    ),
+                    format!("{interval} with target {target}"),
+                    "an interval longer than the target (RFC 8289: 100 ms and 5 ms)",
+                ));
+            }
+            Ok(AqmCfg::CoDel(crate::codel::CoDelCfg { target, interval }))
         }
         other => Err(SimError::invalid(
             join(path, "kind"),

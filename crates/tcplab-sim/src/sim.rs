@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::apps::{Actions, TxnRt};
 use crate::aqm::{AqmCfg, Red};
+use crate::codel::CoDelQueue;
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::error::{SimError, SimResult};
 use crate::filter::{Filter, Protocol};
@@ -109,10 +110,17 @@ impl<'s> Sim<'s> {
                     d.queue,
                     ErrorModel::new(d.error.clone(), stream(seed, &id)),
                 ));
-                if let AqmCfg::Red(cfg) = &d.aqm {
-                    let rng = stream(seed, &format!("aqm:{}:{}", l.name, tag));
-                    let dir = dirs.last_mut().expect("just pushed");
-                    dir.set_red(Red::new(cfg.clone(), d.rate_bps, rng));
+                match &d.aqm {
+                    AqmCfg::Red(cfg) => {
+                        let rng = stream(seed, &format!("aqm:{}:{}", l.name, tag));
+                        let dir = dirs.last_mut().expect("just pushed");
+                        dir.set_red(Red::new(cfg.clone(), d.rate_bps, rng));
+                    }
+                    AqmCfg::CoDel(cfg) => {
+                        let dir = dirs.last_mut().expect("just pushed");
+                        dir.set_codel(CoDelQueue::new(cfg.clone()));
+                    }
+                    AqmCfg::None => {}
                 }
             }
         }
@@ -299,6 +307,11 @@ impl<'s> Sim<'s> {
     }
 
     fn on_deliver(&mut self, dir: usize) {
+        let now = self.now();
+        self.dirs[dir].advance(now); // a CoDel queue dequeues when the frame ahead has left
+        if self.dirs[dir].has_late_drops() {
+            self.log_late_drops(dir);
+        }
         let Some(f) = self.dirs[dir].take_head() else {
             return;
         };
@@ -433,6 +446,30 @@ impl<'s> Sim<'s> {
                 if head_changed {
                     self.w.q.schedule(arrival, Event::LinkDeliver { dir });
                 }
+            }
+            Offer::Queued => {}
+        }
+        if self.dirs[dir as usize].has_late_drops() {
+            self.log_late_drops(dir as usize);
+        }
+    }
+
+    /// Log the frames a CoDel queue dropped at dequeue (at the times it dropped them).
+    #[cold]
+    fn log_late_drops(&mut self, dir: usize) {
+        for (t, p) in self.dirs[dir].take_late_drops() {
+            if let Some(ev) = self.w.events.as_mut() {
+                ev.push(
+                    t,
+                    p.conn,
+                    1 - p.to_end,
+                    "drop_queue",
+                    p.seq,
+                    self.dirs[dir].name.clone(),
+                );
+            }
+            if let Some(pl) = self.w.packets.as_mut() {
+                pl.push(t, "drop_queue", &self.dirs[dir].name, &p);
             }
         }
     }
