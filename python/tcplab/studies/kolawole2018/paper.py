@@ -99,15 +99,16 @@ CHOICES: dict[str, Any] = {
 }
 
 #: The sensitivity grid (what the seed leaves open): name -> (users, bottleneck rate of the
-#: uplink and the two firewall links, a bulk download per user at the start (or None), what it
-#: tests).
-SENSITIVITY: dict[str, tuple[int, str, str | None, str]] = {
-    "paper": (10, "100Mbps", None, "the seed's campus: 100 Mbit/s everywhere"),
-    "core-10M": (10, "10Mbps", None, "a 10 Mbit/s core"),
-    "core-1M": (10, "1Mbps", None, "a 1 Mbit/s core"),
-    "core-512k": (10, "512kbps", None, "a 512 kbit/s core, near saturation"),
-    "users-50": (50, "2Mbps", None, "50 users on a 2 Mbit/s core"),
-    "bulk-10M": (10, "10Mbps", "5MB", "a 5 MB download per user at once, 10 Mbit/s core"),
+#: uplink and the two firewall links, a bulk download per user at the start (or None), the
+#: queue discipline of those links (None: drop-tail), what it tests).
+SENSITIVITY: dict[str, tuple[int, str, str | None, str | None, str]] = {
+    "paper": (10, "100Mbps", None, None, "the seed's campus: 100 Mbit/s everywhere"),
+    "core-10M": (10, "10Mbps", None, None, "a 10 Mbit/s core"),
+    "core-1M": (10, "1Mbps", None, None, "a 1 Mbit/s core"),
+    "core-1M-codel": (10, "1Mbps", None, "codel", "a 1 Mbit/s core managed by CoDel"),
+    "core-512k": (10, "512kbps", None, None, "a 512 kbit/s core, near saturation"),
+    "users-50": (50, "2Mbps", None, None, "50 users on a 2 Mbit/s core"),
+    "bulk-10M": (10, "10Mbps", "5MB", None, "a 5 MB download per user at once, 10 Mbit/s core"),
 }
 
 #: The windows of Figs. 4-5 (seconds from the users' start): "2secs and 5sec", "9secs and
@@ -126,13 +127,15 @@ def build(
     users: int = CHOICES["users"],
     core_rate: str = CHOICES["link_rate"],
     bulk: str | None = None,
+    aqm: str | None = None,
     stop_time: str = CHOICES["stop_time"],
     link_series: str = CHOICES["link_series"],
 ) -> Any:
     """The campus of one case: `tcplab.topology.campus` for the nodes and links, then OPNET's
     Profile Configuration as a `[[profiles]]` entry: from a start drawn in 100-110 s every user
     browses, queries, and transfers a file every exponential(360 s), half of them gets and half
-    puts. `bulk` adds one download of that size per user at 100 s."""
+    puts. `bulk` adds one download of that size per user at 100 s; `aqm` manages the queues of
+    the uplink and the two firewall links (both directions) with that discipline."""
     from tcplab import Scenario, topology
 
     cc = dict(ALGORITHMS)[algorithm]
@@ -154,6 +157,10 @@ def build(
         link_series=link_series,
     )
     d = sc.to_dict()
+    if aqm is not None:
+        for link in d["links"]:
+            if link["name"] in ("uplink", "main_fw", "fw_hq"):
+                link["aqm"] = {"kind": aqm}
     hosts = [f"node_{i}" for i in range(users)]
     tcp = {"congestion_control": cc}
     d["apps"] = []

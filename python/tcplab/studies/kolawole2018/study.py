@@ -97,7 +97,7 @@ class Kolawole2018(Study):
 
     def cases(self) -> list[Case]:
         out = []
-        for variant, (users, rate, bulk, _) in SENSITIVITY.items():
+        for variant, (users, rate, bulk, aqm, _) in SENSITIVITY.items():
             for alg, _cc in ALGORITHMS:
                 out.append(
                     Case(
@@ -109,7 +109,8 @@ class Kolawole2018(Study):
                             "users": users,
                             "core_rate": rate,
                             "bulk": bulk or "",
-                        },  # fmt: skip
+                            "aqm": aqm or "none",
+                        },
                         traces=variant == "paper",
                     )
                 )
@@ -124,7 +125,8 @@ class Kolawole2018(Study):
                         "users": CHOICES["users"],
                         "core_rate": CHOICES["link_rate"],
                         "bulk": "",
-                    },  # fmt: skip
+                        "aqm": "none",
+                    },
                     traces=True,
                     max_seeds=1,
                 )
@@ -144,6 +146,7 @@ class Kolawole2018(Study):
             users=p["users"],
             core_rate=p["core_rate"],
             bulk=p["bulk"] or None,
+            aqm=None if p["aqm"] == "none" else p["aqm"],
             **extra,
         )
 

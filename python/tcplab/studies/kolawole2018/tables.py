@@ -169,13 +169,14 @@ def sensitivity_table(st: Stats) -> TableOut:
     """Per campus variant: both algorithms' throughput, queuing delay, drops and response
     times, and the throughput difference the seed's way."""
     rows, disp = [], []
-    for variant, (users, rate, bulk, what) in SENSITIVITY.items():
+    for variant, (users, rate, bulk, aqm, what) in SENSITIVITY.items():
         pair = _pair(st, variant)
         if pair is None:
             continue
         a, b = pair
         row = {
             "variant": variant, "users": users, "core_rate": rate, "bulk": bulk or "",
+            "aqm": aqm or "none",
             "aimd_pps": a["tput_both_1800_mean"], "improved_pps": b["tput_both_1800_mean"],
             "difference_pct": improvement(a["tput_both_1800_mean"], b["tput_both_1800_mean"]),
             "aimd_qd_s": a["qd_ab_s_mean"], "improved_qd_s": b["qd_ab_s_mean"],
