@@ -516,6 +516,18 @@ impl LinkDir {
         Some(f)
     }
 
+    /// The head frame (the next to arrive), if any.
+    #[inline]
+    pub fn head(&self) -> Option<&InFlight> {
+        self.in_flight.front()
+    }
+
+    /// Arrival time of the frame behind the head, if any.
+    #[inline]
+    pub fn second_arrival(&self) -> Option<SimTime> {
+        self.in_flight.get(1).map(|n| n.arrival)
+    }
+
     /// Arrival time of the head frame, if any.
     #[inline]
     pub fn head_arrival(&self) -> Option<SimTime> {

@@ -312,6 +312,24 @@ impl<'s> Sim<'s> {
         if self.dirs[dir].has_late_drops() {
             self.log_late_drops(dir);
         }
+        let d = &self.dirs[dir];
+        let Some(head) = d.head() else {
+            return;
+        };
+        if !head.corrupted && head.pkt.dst == d.to && !head.pkt.is(UDP) {
+            // A segment for an endpoint: read in place, then removed (not copied out), with
+            // the events in the order of the general path below.
+            let (conn, end) = (head.pkt.conn as usize, head.pkt.to_end as usize);
+            if let Some(n) = d.second_arrival() {
+                self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+            }
+            let mut ctx = self.w.ctx();
+            let p = &self.dirs[dir].head().expect("head checked above").pkt;
+            self.conns[conn][end].on_segment(p, &mut ctx);
+            self.dirs[dir].take_head();
+            self.after(conn);
+            return;
+        }
         let Some(f) = self.dirs[dir].take_head() else {
             return;
         };

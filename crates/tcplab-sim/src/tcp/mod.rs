@@ -570,9 +570,18 @@ impl Endpoint {
         now.0 / 1_000 + 1
     }
 
-    fn base_packet(&mut self, flags: u8, seq: u64, len: u32, ctx: &mut Ctx) -> Packet {
+    /// Append a segment with this connection's headers to the output, for the caller to finish
+    /// and `emit`. Built in place: a packet is not copied on its way out.
+    fn base_packet<'c>(
+        &mut self,
+        flags: u8,
+        seq: u64,
+        len: u32,
+        ctx: &'c mut Ctx,
+    ) -> &'c mut Packet {
         *ctx.next_uid += 1;
-        let mut p = Packet {
+        let now = ctx.now;
+        ctx.out.push(Packet {
             uid: *ctx.next_uid,
             conn: self.conn,
             to_end: 1 - self.end,
@@ -582,10 +591,11 @@ impl Endpoint {
             seq,
             len,
             ..Packet::default()
-        };
+        });
+        let p = ctx.out.last_mut().expect("just pushed");
         if flags & ACK != 0 {
             p.ack = self.rcv_nxt;
-            let wnd = self.advertise_window(ctx.now);
+            let wnd = self.advertise_window(now);
             let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
             p.wnd = (wnd >> shift).min(65_535) as u32;
             self.last_adv_wnd = (p.wnd as u64) << shift;
@@ -599,14 +609,14 @@ impl Endpoint {
         let mut opt = 0;
         if self.ts_ok || (flags & SYN != 0 && self.cfg.timestamps) {
             p.has_ts = true;
-            p.ts_val = Self::ts_now(ctx.now);
+            p.ts_val = Self::ts_now(now);
             p.ts_ecr = self.ts_recent;
             opt += 10;
         }
         let nswire = self.cfg.ns2.wire;
         if self.sack_ok && flags & ACK != 0 && !self.ooo.is_empty() {
             let max = if p.has_ts || nswire { 3 } else { 4 };
-            let n = self.fill_sack(&mut p, max);
+            let n = self.fill_sack(p, max);
             // ns-2 Sacker::append_ack: 8 bytes per block, no kind/length, no padding.
             opt += if nswire {
                 8 * n as u32
@@ -640,7 +650,9 @@ impl Endpoint {
         p.n_sack as usize
     }
 
-    fn emit(&mut self, p: Packet, ctx: &mut Ctx) {
+    /// Count and log the packet `base_packet` appended last.
+    fn emit(&mut self, ctx: &mut Ctx) {
+        let p = ctx.out.last().expect("base_packet appended it");
         self.stats.segments_sent += 1;
         if p.len > 0 {
             self.stats.data_segments_sent += 1;
@@ -650,9 +662,8 @@ impl Endpoint {
             self.stats.acks_sent += 1;
         }
         if let Some(pl) = ctx.packets.as_deref_mut() {
-            pl.push(ctx.now, "send", "", &p);
+            pl.push(ctx.now, "send", "", p);
         }
-        ctx.out.push(p);
     }
 
     fn send_syn(&mut self, retransmission: bool, ctx: &mut Ctx) {
@@ -661,7 +672,7 @@ impl Endpoint {
         } else {
             SYN
         };
-        let mut p = self.base_packet(flags, 0, 0, ctx);
+        let p = self.base_packet(flags, 0, 0, ctx);
         p.syn_mss = self.cfg.mss;
         p.syn_sack_ok = self.cfg.sack || self.rec.wants_sack();
         let mut opt = 4 + if p.has_ts { 10 } else { 0 };
@@ -680,23 +691,22 @@ impl Endpoint {
         if retransmission {
             p.tx_count = 1 + self.stats.syn_retransmissions as u32;
         }
-        self.emit(p, ctx);
+        self.emit(ctx);
         self.syn_sent_at = ctx.now;
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
-        let p = self.base_packet(ACK, self.snd_max, 0, ctx);
-        self.emit(p, ctx);
+        self.base_packet(ACK, self.snd_max, 0, ctx);
+        self.emit(ctx);
     }
 
     fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
-        let mut p = self.base_packet(flags, start, len, ctx);
-        p.tx_count = tx_count;
-        self.emit(p, ctx);
+        self.base_packet(flags, start, len, ctx).tx_count = tx_count;
+        self.emit(ctx);
         self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(end - start);

@@ -185,23 +185,28 @@ impl Scoreboard {
 
     #[inline]
     fn count_sacked(&mut self, s: &Seg, add: bool) {
-        if !s.sacked {
-            return;
+        if s.sacked {
+            self.count_sacked_seg(s.start, s.len(), add);
         }
-        let below = s.start < self.islost_from;
+    }
+
+    /// Add (or remove) a SACKed segment starting at `start`, of `len` bytes, to the counts.
+    #[inline]
+    fn count_sacked_seg(&mut self, start: u64, len: u64, add: bool) {
+        let below = start < self.islost_from;
         if add {
             self.sacked_segs += 1;
-            self.sacked_bytes += s.len();
+            self.sacked_bytes += len;
             if below {
                 self.sacked_segs_below += 1;
-                self.sacked_bytes_below += s.len();
+                self.sacked_bytes_below += len;
             }
         } else {
             self.sacked_segs -= 1;
-            self.sacked_bytes -= s.len();
+            self.sacked_bytes -= len;
             if below {
                 self.sacked_segs_below -= 1;
-                self.sacked_bytes_below -= s.len();
+                self.sacked_bytes_below -= len;
             }
         }
     }
@@ -241,23 +246,26 @@ impl Scoreboard {
 
     /// Drop every segment fully covered by the cumulative ACK `ack`; trim one partly covered.
     pub fn ack_to(&mut self, ack: u64) {
-        while let Some(&f) = self.segs.front() {
-            if f.end <= ack {
-                self.pipe -= contribution(&f);
-                self.lost_pending -= usize::from(pending(&f));
-                self.count_sacked(&f, false);
-                if !f.sacked {
-                    self.delivery.add(&f, f.len());
-                }
-                self.segs.pop_front();
-            } else {
+        // The front segment is read in place (not copied out) on this per-ACK path.
+        while let Some(f) = self.segs.front() {
+            if f.end > ack {
                 if f.start < ack {
                     if !f.sacked {
-                        self.delivery.add(&f, ack - f.start);
+                        self.delivery.add(f, ack - f.start);
                     }
                     self.update(0, |s| s.start = ack);
                 }
                 break;
+            }
+            let (start, len, sacked) = (f.start, f.len(), f.sacked);
+            self.pipe -= contribution(f);
+            self.lost_pending -= usize::from(pending(f));
+            if !sacked {
+                self.delivery.add(f, len);
+            }
+            self.segs.pop_front();
+            if sacked {
+                self.count_sacked_seg(start, len, false);
             }
         }
         if self.high_sacked <= ack {
@@ -305,6 +313,11 @@ impl Scoreboard {
         if self.lost_pending == 0 {
             return None;
         }
+        self.find_lost()
+    }
+
+    /// `next_lost` when some segment waits for retransmission.
+    fn find_lost(&self) -> Option<usize> {
         let from = self.pending_from.get();
         let i0 = self.segs.partition_point(|s| s.start < from);
         let found = (i0..self.segs.len()).find(|&i| pending(&self.segs[i]));
