@@ -29,6 +29,11 @@ use crate::time::{Dur, SimTime};
 pub struct CoDelCfg {
     pub target: Dur,
     pub interval: Dur,
+    /// As Linux's `codel_impl.h` and ns-3's `CoDelQueueDisc` rather than RFC 8289's
+    /// pseudocode: a packet may be dropped only after `first_above_time`, not at it, and
+    /// 1/sqrt(count) is a 16-bit fixed-point value refined by one Newton step per change of
+    /// count (from 1.0 at count 1, so count 2 gives 0.5, not 0.707).
+    pub linux: bool,
 }
 
 impl Default for CoDelCfg {
@@ -36,8 +41,20 @@ impl Default for CoDelCfg {
         CoDelCfg {
             target: Dur::from_millis(5),
             interval: Dur::from_millis(100),
+            linux: false,
         }
     }
+}
+
+/// One Newton step of the 16-bit reciprocal square root of `count` from `rec` (Q0.16):
+/// x <- x (3 - count x^2) / 2, computed in 32-bit fixed point as the kernel does.
+fn newton_step(count: u32, rec: u16) -> u16 {
+    let x = u64::from(rec) << 16; // Q0.32
+    let x2 = (x * x) >> 32;
+    let mut val = (3u64 << 32).wrapping_sub(u64::from(count) * x2);
+    val >>= 2; // room for the multiply below
+    val = (val * x) >> (32 - 2 + 1);
+    (val >> 16) as u16
 }
 
 /// A frame in a CoDel queue: when it arrived, its wire bytes, and the bytes enqueued up to and
@@ -64,6 +81,8 @@ pub struct CoDelQueue {
     count: u32,
     lastcount: u32,
     dropping: bool,
+    /// 1/sqrt(count) in Q0.16 (the `linux` law only).
+    rec_inv_sqrt: u16,
 }
 
 impl CoDelQueue {
@@ -79,6 +98,7 @@ impl CoDelQueue {
             count: 0,
             lastcount: 0,
             dropping: false,
+            rec_inv_sqrt: u16::MAX,
         }
     }
 
@@ -120,8 +140,23 @@ impl CoDelQueue {
 
     /// `t + interval / sqrt(count)`.
     fn control_law(&self, t: SimTime, count: u32) -> SimTime {
+        if self.cfg.linux {
+            let scale = u128::from(self.rec_inv_sqrt) << 16;
+            return SimTime(t.0 + ((u128::from(self.cfg.interval.0) * scale) >> 32) as u64);
+        }
         let step = self.cfg.interval.0 as f64 / f64::from(count.max(1)).sqrt();
         SimTime(t.0 + step as u64)
+    }
+
+    /// `count` changed: refresh 1/sqrt(count) for the `linux` law (1.0 for a count of 1).
+    fn count_changed(&mut self) {
+        if self.cfg.linux {
+            self.rec_inv_sqrt = if self.count == 1 {
+                u16::MAX
+            } else {
+                newton_step(self.count, self.rec_inv_sqrt)
+            };
+        }
     }
 
     /// RFC 8289's `do_dequeue` at `now`: the head frame if it had arrived, and whether it is
@@ -143,6 +178,7 @@ impl CoDelQueue {
                     self.first_above_time = Some(now + self.cfg.interval);
                     false
                 }
+                Some(t) if self.cfg.linux => now > t,
                 Some(t) => now >= t,
             }
         };
@@ -160,6 +196,7 @@ impl CoDelQueue {
             while self.dropping && now >= self.drop_next {
                 dropped.extend(p);
                 self.count += 1;
+                self.count_changed();
                 (p, ok) = self.do_dequeue(now);
                 if ok {
                     self.drop_next = self.control_law(self.drop_next, self.count);
@@ -178,6 +215,7 @@ impl CoDelQueue {
             } else {
                 1
             };
+            self.count_changed();
             self.drop_next = self.control_law(now, self.count);
             self.lastcount = self.count;
         }
@@ -237,6 +275,17 @@ mod tests {
         q.dropping = true;
         assert!(q.dequeue(ms(5000), &mut dropped).is_none());
         assert!(!q.dropping);
+    }
+
+    #[test]
+    fn the_kernels_newton_step_approximates_one_over_sqrt_count() {
+        assert_eq!(newton_step(2, u16::MAX), 0x8001); // 0.50002 from a start of 1.0
+        let mut x = u16::MAX;
+        for n in 2..=50u32 {
+            x = newton_step(n, x);
+        }
+        // after many steps it has converged near 1/sqrt(50) = 0.1414
+        assert!((f64::from(x) / 65536.0 - 50f64.sqrt().recip()).abs() < 0.002);
     }
 
     #[test]

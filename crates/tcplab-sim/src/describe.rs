@@ -201,6 +201,7 @@ fn aqm_json(a: &AqmCfg) -> Value {
             "kind": "codel",
             "target": c.target.to_string(),
             "interval": c.interval.to_string(),
+            "law": if c.linux { "linux" } else { "rfc" },
         }),
     }
 }

@@ -214,8 +214,10 @@ impl LinkDir {
         std::mem::take(&mut self.late_drops)
     }
 
-    pub fn has_late_drops(&self) -> bool {
-        !self.late_drops.is_empty()
+    /// Whether the queue is CoDel's (its frames are dequeued by `advance`).
+    #[inline]
+    pub fn has_codel(&self) -> bool {
+        self.codel.is_some()
     }
 
     /// Keep statistics per `interval_ns` of simulated time, for up to `max_bins` intervals.
@@ -362,8 +364,9 @@ impl LinkDir {
         self.transmit(now, start, wire, pkt)
     }
 
-    /// Put a frame that reached the queue at `queued` on the wire from `start`.
-    #[inline]
+    /// Put a frame that reached the queue at `queued` on the wire from `start` (inlined into
+    /// `offer`: a call here costs about 8 % of a plain run's instructions).
+    #[inline(always)]
     fn transmit(&mut self, queued: SimTime, start: SimTime, wire: u32, pkt: &Packet) -> Offer {
         let tx = if self.ns_per_byte != 0 {
             Dur(wire as u64 * self.ns_per_byte)

@@ -1319,7 +1319,23 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
                     "an interval longer than the target (RFC 8289: 100 ms and 5 ms)",
                 ));
             }
-            Ok(AqmCfg::CoDel(crate::codel::CoDelCfg { target, interval }))
+            let linux = match get_str(m, path, "law")?.as_deref() {
+                None | Some("rfc") => false,
+                Some("linux") => true,
+                Some(o) => {
+                    return Err(SimError::invalid(
+                        join(path, "law"),
+                        format!("{o:?}"),
+                        "\"rfc\" (RFC 8289's pseudocode) or \"linux\" (Linux's and ns-3's \
+                         fixed-point law)",
+                    ))
+                }
+            };
+            Ok(AqmCfg::CoDel(crate::codel::CoDelCfg {
+                target,
+                interval,
+                linux,
+            }))
         }
         other => Err(SimError::invalid(
             join(path, "kind"),

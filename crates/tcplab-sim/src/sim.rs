@@ -307,9 +307,10 @@ impl<'s> Sim<'s> {
     }
 
     fn on_deliver(&mut self, dir: usize) {
-        let now = self.now();
-        self.dirs[dir].advance(now); // a CoDel queue dequeues when the frame ahead has left
-        if self.dirs[dir].has_late_drops() {
+        if self.dirs[dir].has_codel() {
+            // a CoDel queue dequeues when the frame ahead has left
+            let now = self.now();
+            self.dirs[dir].advance(now);
             self.log_late_drops(dir);
         }
         let d = &self.dirs[dir];
@@ -467,7 +468,7 @@ impl<'s> Sim<'s> {
             }
             Offer::Queued => {}
         }
-        if self.dirs[dir as usize].has_late_drops() {
+        if self.dirs[dir as usize].has_codel() {
             self.log_late_drops(dir as usize);
         }
     }
