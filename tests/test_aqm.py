@@ -226,3 +226,33 @@ def test_bad_codel_parameters_are_refused_by_name(aqm: dict, field: str) -> None
     with pytest.raises(tcplab.errors.ScenarioError) as e:
         topology.dumbbell(1, overrides={"links.bottleneck.ab.aqm": aqm})
     assert e.value.field.endswith(field), str(e.value)
+
+
+def test_codel_queue_statistics_agree_with_each_other():
+    # The queues table (every change of the waiting queue), the link series' time-average
+    # queue (CoDel's dropped frames counted while they waited) and the summary's largest
+    # queue describe the same CoDel queue.
+    data = {
+        "run": {"stop_time": "1s"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
+                   "queue": "1000p", "ab": {"aqm": {"kind": "codel"}}}],
+        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
+                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
+        "output": {"link_series": "100ms", "queues": True},
+    }  # fmt: skip
+    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    end = res.summary["sim_time_s"]
+    ls = res.traces["link_series"]
+    series = ls[ls["link"] == "l:ab"]
+    q = res.traces["queues"]
+    q = q[q["link"] == "l:ab"]
+    t = list(q["time_s"]) + [end]
+    n = list(q["packets"])
+    for lo, mean in zip(series["time_s"], series["mean_queue_packets"], strict=True):
+        hi = min(lo + 0.1, end)
+        area = sum(n[i] * max(0.0, min(t[i + 1], hi) - max(t[i], lo)) for i in range(len(n)))
+        assert mean == pytest.approx(area / (hi - lo), rel=1e-9, abs=1e-9), lo
+    assert res.summary["links"][0]["ab"]["max_queue_packets"] == q["packets"].max() == 444
+    # every frame in the queue log left it: the log ends empty
+    assert n[-1] == 0

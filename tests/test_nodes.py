@@ -151,3 +151,21 @@ def test_bad_rules_are_named(overrides: dict, field: str) -> None:
     with pytest.raises(tcplab.errors.ScenarioError) as e:
         topology.campus(1, stop_time="60s", overrides=overrides)
     assert e.value.field == field, str(e.value)
+
+
+def test_a_rule_covers_every_transfer_of_a_repeating_ftp_gets_and_puts():
+    def run(rule: dict) -> dict:
+        sc = topology.campus(1, stop_time="100s", apps=("ftp",), ftp_size="20kB",
+                             overrides={"apps.ftp_0.inter_request": "10s",
+                                        "apps.ftp_0.get_fraction": 0.5,
+                                        "nodes.firewall.rules": [rule]})  # fmt: skip
+        return tcplab.run(sc).summary
+
+    for rule in ({"action": "drop", "port": 21}, {"action": "drop", "app": "ftp_0"}):
+        s = run(rule)
+        kinds = {a["kind"] for a in s["apps"]}
+        assert kinds == {"ftp", "bulk"}, kinds  # gets and puts, ten transfers
+        assert len(s["apps"]) == 10
+        # a put is still FTP (port 21) and still the application ftp_0's
+        assert all(a["bytes_received"] == 0 for a in s["apps"]), rule
+        assert s["filters"][0]["frames_dropped"] > 0

@@ -16,8 +16,12 @@
 //!   packets stay `ok_to_drop`, `count` is incremented and `drop_next` advanced by the control
 //!   law; the first packet that is not `ok_to_drop`, or an empty queue, ends the state.
 //!
-//! This module is the state and its decisions; the link direction (`crate::link`) owns the
-//! queue and dequeues when its transmitter becomes free.
+//! This module holds the queue, the state and the decisions; the link direction
+//! (`crate::link`) dequeues when its transmitter becomes free. It does so lazily, when the next
+//! arrival or delivery event comes: a drop is logged then, with the time it happened, so on a
+//! CoDel link the `events` and `packets` tables can hold a drop a little out of time order.
+//! The backlog test compares with the largest frame seen in wire bytes (RFC 8289's
+//! `maxpacket`); Linux compares with the device MTU and ns-3 with `MinBytes`.
 
 use std::collections::VecDeque;
 
@@ -64,6 +68,8 @@ pub struct Pending {
     pub arrival: SimTime,
     pub wire: u32,
     pub pkt: Packet,
+    /// Whether the queue log (`output.queues`) holds its arrival.
+    pub logged: bool,
     cum_bytes: u64,
 }
 
@@ -119,13 +125,14 @@ impl CoDelQueue {
         self.pending.front().map(|p| p.arrival)
     }
 
-    pub fn push(&mut self, arrival: SimTime, wire: u32, pkt: &Packet) {
+    pub fn push(&mut self, arrival: SimTime, wire: u32, pkt: &Packet, logged: bool) {
         self.enqueued_bytes += u64::from(wire);
         self.max_packet = self.max_packet.max(u64::from(wire));
         self.pending.push_back(Pending {
             arrival,
             wire,
             pkt: *pkt,
+            logged,
             cum_bytes: self.enqueued_bytes,
         });
     }
@@ -235,7 +242,7 @@ mod tests {
     fn standing(n: usize) -> CoDelQueue {
         let mut q = CoDelQueue::new(CoDelCfg::default());
         for _ in 0..n {
-            q.push(SimTime::ZERO, 1000, &Packet::default());
+            q.push(SimTime::ZERO, 1000, &Packet::default(), false);
         }
         q
     }
@@ -267,7 +274,7 @@ mod tests {
         let mut dropped = Vec::new();
         // one frame at a time, each waiting 50 ms with nothing behind it
         for k in 0..20 {
-            q.push(ms(100 * k), 1000, &Packet::default());
+            q.push(ms(100 * k), 1000, &Packet::default(), false);
             assert!(q.dequeue(ms(100 * k + 50), &mut dropped).is_some());
         }
         assert!(dropped.is_empty());
@@ -291,9 +298,9 @@ mod tests {
     #[test]
     fn the_backlog_counts_only_the_frames_that_have_arrived() {
         let mut q = CoDelQueue::new(CoDelCfg::default());
-        q.push(ms(0), 1500, &Packet::default());
-        q.push(ms(5), 1500, &Packet::default());
-        q.push(ms(9), 1500, &Packet::default());
+        q.push(ms(0), 1500, &Packet::default(), false);
+        q.push(ms(5), 1500, &Packet::default(), false);
+        q.push(ms(9), 1500, &Packet::default(), false);
         assert_eq!(q.backlog_at(ms(4)), 1500);
         assert_eq!(q.backlog_at(ms(5)), 3000);
         assert_eq!(q.backlog_at(ms(100)), 4500);

@@ -31,16 +31,21 @@ pub struct Rule {
     pub action: Action,
     pub protocol: Option<Protocol>,
     pub port: Option<u16>,
-    /// The application's name as written, and its index once the applications are known.
+    /// The application's name as written, and the indices (sorted) of the applications it
+    /// names once they are known: that application, or every transfer `<name>:<k>` a
+    /// repeating ftp of that name expanded to.
     pub app_name: Option<String>,
-    pub app: Option<usize>,
+    pub app: Option<Vec<usize>>,
 }
 
 impl Rule {
     fn matches(&self, protocol: Protocol, port: u16, app: usize) -> bool {
         self.protocol.is_none_or(|p| p == protocol)
             && self.port.is_none_or(|p| p == port)
-            && self.app.is_none_or(|a| a == app)
+            && self
+                .app
+                .as_ref()
+                .is_none_or(|a| a.binary_search(&app).is_ok())
     }
 
     fn to_json(&self) -> Value {
@@ -136,9 +141,17 @@ pub fn parse_rules(m: &Map<String, Value>, path: &str, forwards: bool) -> SimRes
 pub fn resolve(rules: &mut [Rule], path: &str, apps: &[AppCfg]) -> SimResult<()> {
     for (i, r) in rules.iter_mut().enumerate() {
         if let Some(name) = &r.app_name {
-            let idx = apps.iter().position(|a| &a.name == name).ok_or_else(|| {
+            let named = |a: &AppCfg| {
+                a.name == *name
+                    || a.name.strip_prefix(name.as_str()).is_some_and(|rest| {
+                        rest.strip_prefix(':')
+                            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                    })
+            };
+            let idx: Vec<usize> = (0..apps.len()).filter(|&i| named(&apps[i])).collect();
+            if idx.is_empty() {
                 let names: Vec<&str> = apps.iter().take(12).map(|a| a.name.as_str()).collect();
-                SimError::invalid(
+                return Err(SimError::invalid(
                     format!("{path}.rules[{i}].app"),
                     format!("{name:?}"),
                     format!(
@@ -146,8 +159,8 @@ pub fn resolve(rules: &mut [Rule], path: &str, apps: &[AppCfg]) -> SimResult<()>
                         names.join(", "),
                         if apps.len() > 12 { ", ..." } else { "" }
                     ),
-                )
-            })?;
+                ));
+            }
             r.app = Some(idx);
         }
     }

@@ -130,9 +130,8 @@ pub struct LinkDir {
     codel: Option<Box<CoDelQueue>>,
     /// Frames CoDel dropped at dequeue, with the time, for the caller's logs.
     late_drops: Vec<(SimTime, Packet)>,
-    /// Frames of a CoDel queue whose arrival, and whose departure, the queue log holds.
+    /// Frames of a CoDel queue whose arrival the queue log holds.
     codel_logged: u64,
-    codel_unlogged_out: u64,
     /// Statistics per interval of simulated time (`output.link_series`), if asked for.
     series: Option<Box<LinkSeries>>,
     busy_until: SimTime,
@@ -181,7 +180,6 @@ impl LinkDir {
             codel: None,
             late_drops: Vec::new(),
             codel_logged: 0,
-            codel_unlogged_out: 0,
             series: None,
             busy_until: SimTime::ZERO,
             ns_per_byte: match rate_bps {
@@ -420,16 +418,22 @@ impl LinkDir {
         if full && self.busy_until > now {
             return self.queue_drop(now, pkt.len > 0);
         }
-        q.push(now, wire, pkt);
-        let qlen = q.len() as u64;
-        self.stats.max_queue_packets = self.stats.max_queue_packets.max(qlen.saturating_sub(1));
-        if let Some(log) = self.qlog.as_mut() {
+        // A frame reaching an idle link leaves at once: it never waits, and is not logged.
+        let busy = self.busy_until > now;
+        let mut logged = false;
+        if let Some(log) = self.qlog.as_mut().filter(|_| busy) {
             if (self.codel_logged as usize) < self.qlog_max {
                 self.codel_logged += 1;
+                logged = true;
                 log.push((now, 1, i64::from(wire)));
             } else {
                 self.qlog_dropped += 1;
             }
+        }
+        q.push(now, wire, pkt, logged);
+        if busy {
+            let qlen = q.len() as u64;
+            self.stats.max_queue_packets = self.stats.max_queue_packets.max(qlen);
         }
         let was_empty = self.in_flight.is_empty();
         self.advance(now);
@@ -477,9 +481,9 @@ impl LinkDir {
                 self.stats.frames_dropped_early += 1;
                 self.stats.data_frames_dropped_queue += u64::from(d.pkt.len > 0);
                 if let Some(s) = self.series.as_deref_mut() {
-                    s.queue_drop(d.arrival);
+                    s.dropped_after_wait(d.arrival, t);
                 }
-                self.log_dequeue(t, d.wire);
+                self.log_dequeue(t, &d);
                 self.late_drops.push((t, d.pkt));
             }
             match next {
@@ -487,7 +491,7 @@ impl LinkDir {
                     let wait = t.since(p.arrival).0;
                     self.stats.queue_delay_ns_sum += wait;
                     self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
-                    self.log_dequeue(t, p.wire);
+                    self.log_dequeue(t, &p);
                     self.transmit(p.arrival, t, p.wire, &p.pkt);
                 }
                 None => self.busy_until = t,
@@ -495,14 +499,10 @@ impl LinkDir {
         }
     }
 
-    /// Log a CoDel dequeue (or drop) at `t` if its frame's arrival was logged: frames leave in
-    /// the order they came, so the first `codel_logged` dequeues are those frames'.
-    fn log_dequeue(&mut self, t: SimTime, wire: u32) {
-        if let Some(log) = self.qlog.as_mut() {
-            if self.codel_unlogged_out < self.codel_logged {
-                self.codel_unlogged_out += 1;
-                log.push((t, -1, -i64::from(wire)));
-            }
+    /// Log a CoDel dequeue (or drop) at `t` of a frame whose arrival was logged.
+    fn log_dequeue(&mut self, t: SimTime, p: &Pending) {
+        if let Some(log) = self.qlog.as_mut().filter(|_| p.logged) {
+            log.push((t, -1, -i64::from(p.wire)));
         }
     }
 

@@ -159,7 +159,8 @@ pub const FTP_MAX_TRANSFERS: u64 = 100_000;
 /// An `ftp` application with `inter_request`, `count` or `get_fraction`, expanded into one
 /// application per transfer, each on its own connection as FTP's data connections are:
 /// `<name>:<k>` for k = 1, 2, ..., starting `start`, then every `inter_request` (drawn from
-/// the application's own stream `ftp:<name>`, so the same seed gives the same transfers) while
+/// the application's own stream `ftp:<name>`, so the same seed gives the same transfers; the
+/// get/put draws from `ftp:<name>:mix`; an unnamed one is named by its path) while
 /// the start is before `stop_time`, or `count` times (one without `inter_request`). Each transfer is a get (the server sends
 /// the file, kind `ftp`) with probability `get_fraction`, else a put (the client sends it,
 /// kind `bulk`). None: the application has none of these keys and is left as it is.
@@ -203,7 +204,7 @@ pub fn expand_ftp(
             }
         },
     };
-    let name = get_str(m, path, "name")?.unwrap_or_else(|| "ftp".into());
+    let name = get_str(m, path, "name")?.unwrap_or_else(|| path.to_string());
     let start = match m.get("start") {
         Some(Value::String(s)) => {
             crate::units::parse_duration(&join(path, "start"), s)?.as_secs_f64()
@@ -217,7 +218,10 @@ pub fn expand_ftp(
         }
         None => 0.0,
     };
+    // Gaps and the get/put mix from streams of their own: the transfers' times do not move
+    // when only the mix changes.
     let mut rng = stream(seed, &format!("ftp:{name}"));
+    let mut mix = stream(seed, &format!("ftp:{name}:mix"));
     let mut at = start;
     let mut out = Vec::new();
     for k in 1..=count.unwrap_or(u64::MAX) {
@@ -227,7 +231,9 @@ pub fn expand_ftp(
                 &mut rng,
             );
         }
-        if count.is_none() && at >= stop_time_s {
+        // (the first transfer is kept even past the stop time, as an application that starts
+        // too late is, so that its fields are still checked)
+        if count.is_none() && k > 1 && at >= stop_time_s {
             break;
         }
         if k > FTP_MAX_TRANSFERS {
@@ -240,7 +246,7 @@ pub fn expand_ftp(
                 ),
             ));
         }
-        let get = get_fraction >= 1.0 || uniform(&mut rng) < get_fraction;
+        let get = get_fraction >= 1.0 || uniform(&mut mix) < get_fraction;
         let mut app = m.clone();
         for key in FTP_REPEAT_KEYS {
             app.remove(key);
@@ -253,6 +259,9 @@ pub fn expand_ftp(
         if !get {
             app.insert("kind".into(), json!("bulk"));
             app.remove("request_size");
+        }
+        if !app.contains_key("port") {
+            app.insert("port".into(), json!(21)); // a put is still FTP to a filter
         }
         out.push(Value::Object(app));
     }

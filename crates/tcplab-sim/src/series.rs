@@ -137,6 +137,16 @@ impl LinkSeries {
         }
     }
 
+    /// A frame offered at `arrival` that waited until `t` and was dropped there (by CoDel,
+    /// at dequeue): counted as a queue drop of its arrival's interval, its wait in the queue.
+    #[cold]
+    pub fn dropped_after_wait(&mut self, arrival: SimTime, t: SimTime) {
+        self.queue_drop(arrival);
+        if t > arrival {
+            self.spread(arrival, t, 1, |b| &mut b.queue_frame_ns);
+        }
+    }
+
     /// A frame offered at `now`, transmitted from `start` for `tx_ns`.
     pub fn sent(&mut self, now: SimTime, start: SimTime, tx_ns: u64, wire: u32, corrupted: bool) {
         if let Some(b) = self.bin(now) {

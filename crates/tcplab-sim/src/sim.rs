@@ -848,8 +848,9 @@ impl<'s> Sim<'s> {
             .collect();
         let dir_json = |d: &LinkDir| -> Value {
             let s = &d.stats;
-            let waited =
-                s.frames_sent - (s.frames_offered - s.frames_dropped_queue - s.frames_sent);
+            // Every frame that went on the wire has its wait in the sum (a CoDel queue's
+            // frames still pending at the end have none yet).
+            let waited = s.frames_sent;
             json!({
                 "frames_offered": s.frames_offered,
                 "frames_sent": s.frames_sent,

@@ -39,23 +39,25 @@ def link_metrics(ls: Any, link: str, times: Iterable[int] = TABLE_TIMES) -> dict
     offered to and delivered over the link by then, and the mean queuing delay per packet over
     the first 20 minutes (Fig. 8's window)."""
     out: dict[str, Any] = {}
-    t_end = ls["time_s"].max() + 1 if len(ls) else 0
+    starts = np.unique(ls["time_s"].to_numpy(dtype=float))
+    step = float(np.min(np.diff(starts))) if len(starts) > 1 else 1.0
+    t_end = starts.max() + step if len(starts) else 0.0
     both_sent = np.zeros(len(tuple(times)))
     both_off = np.zeros(len(tuple(times)))
     both_rx = np.zeros(len(tuple(times)))
     for d in ("ab", "ba"):
         s = ls[ls["link"] == f"{link}:{d}"]
-        start = s["time_s"].to_numpy(dtype=float)
-        edge = start + (float(np.median(np.diff(start))) if len(start) > 1 else 1.0)
+        edge = s["time_s"].to_numpy(dtype=float) + step
         sent = s["frames_sent"].to_numpy(dtype=float)
         off = s["frames_offered"].to_numpy(dtype=float)
         rx = sent - s["frames_dropped_error"].to_numpy(dtype=float)
         for i, t in enumerate(times):
             m = edge <= t + 1e-9
             n_sent, n_off, n_rx = sent[m].sum(), off[m].sum(), rx[m].sum()
-            out[f"tput_{d}_{t}"] = n_sent / t if t <= t_end else math.nan
-            out[f"offered_{d}_{t}"] = n_off
-            out[f"received_{d}_{t}"] = n_rx
+            late = t > t_end + 1e-9  # past the run's end: unknown, not a partial total
+            out[f"tput_{d}_{t}"] = math.nan if late else n_sent / t
+            out[f"offered_{d}_{t}"] = math.nan if late else n_off
+            out[f"received_{d}_{t}"] = math.nan if late else n_rx
             both_sent[i] += n_sent
             both_off[i] += n_off
             both_rx[i] += n_rx
@@ -64,9 +66,10 @@ def link_metrics(ls: Any, link: str, times: Iterable[int] = TABLE_TIMES) -> dict
         n = sent[w].sum()
         out[f"qd20_{d}_s"] = float((qd[w] * sent[w]).sum() / n) if n else math.nan
     for i, t in enumerate(times):
-        out[f"tput_both_{t}"] = both_sent[i] / t if t <= t_end else math.nan
-        out[f"offered_both_{t}"] = both_off[i]
-        out[f"received_both_{t}"] = both_rx[i]
+        late = t > t_end + 1e-9
+        out[f"tput_both_{t}"] = math.nan if late else both_sent[i] / t
+        out[f"offered_both_{t}"] = math.nan if late else both_off[i]
+        out[f"received_both_{t}"] = math.nan if late else both_rx[i]
     return out
 
 
@@ -176,6 +179,9 @@ class Kolawole2018(Study):
             m[f"qd_{d}_s"] = float(link[d].get("mean_queue_delay_s") or 0.0)
             m[f"qd_max_{d}_s"] = float(link[d].get("max_queue_delay_s") or 0.0)
             m[f"frames_{d}"] = int(link[d].get("frames_sent", 0))
+        m["drops_aqm"] = sum(
+            int(lk[d].get("frames_dropped_early", 0)) for lk in s["links"] for d in ("ab", "ba")
+        )
         m["drops_queue"] = sum(
             int(lk[d].get("frames_dropped_queue", 0)) for lk in s["links"] for d in ("ab", "ba")
         )

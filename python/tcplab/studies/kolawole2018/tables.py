@@ -36,7 +36,7 @@ def stats(runs: pd.DataFrame) -> Stats:
         ci[f"offered_{t}"] = f"offered_both_{t}"
         ci[f"received_{t}"] = f"received_both_{t}"
     for k in ("qd_ab_s", "qd_ba_s", "qd20_ab_s", "qd20_ba_s", "page_rt_s", "query_rt_s",
-              "file_rt_s", "drops_queue", "app_bytes", "waited_ab", "pages", "queries",
+              "file_rt_s", "drops_queue", "drops_aqm", "app_bytes", "waited_ab", "pages", "queries",
               "files", "qd_max_ab_s",
               "http_server_sent", "http_server_received", "db_server_sent",
               "db_server_received"):  # fmt: skip
