@@ -137,6 +137,21 @@ def test_the_testbed_refuses_a_managed_queue():
 # -- CoDel (RFC 8289) ---------------------------------------------------------------------------
 
 
+def _overload(codel: dict | None = None, output: dict | None = None) -> tcplab.Result:
+    """1000-byte IP datagrams (1038 B on the wire) every 0.5 ms from 0 to 450 ms into a CoDel
+    link that sends one per 1 ms (8.304 Mbit/s), 1000-packet limit."""
+    data = {
+        "run": {"stop_time": "1s"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
+                   "queue": "1000p", "ab": {"aqm": {"kind": "codel", **(codel or {})}}}],
+        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
+                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
+        "output": output or {},
+    }  # fmt: skip
+    return tcplab.run(tcplab.Scenario.from_dict(data))
+
+
 def test_codel_drops_on_rfc_8289s_schedule():
     # 1000-byte IP datagrams (1038 B on the wire) every 0.5 ms into a link that sends one per
     # 1 ms: the link is busy from 0, frame k leaves at k ms after waiting k / 2 ms. The first
@@ -144,15 +159,7 @@ def test_codel_drops_on_rfc_8289s_schedule():
     # then is dropped, the dropping state begins with count 1, and the next drops are due
     # interval / sqrt(count) after the previous due time: 210, 280.7, 338.4, 388.4, 433.2, 474.0
     # ms, each taken at the first dequeue (a whole ms) at or after it.
-    data = {
-        "run": {"stop_time": "1s"},
-        "nodes": [{"name": "a"}, {"name": "b"}],
-        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
-                   "queue": "1000p", "ab": {"aqm": {"kind": "codel"}}}],
-        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
-                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
-    }  # fmt: skip
-    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    res = _overload()
     ev = res.traces["events"]
     drops = ev[ev["kind"] == "drop_queue"]["time_s"].tolist()
     assert drops[:7] == pytest.approx([0.110, 0.210, 0.281, 0.339, 0.389, 0.434, 0.474])
@@ -170,15 +177,7 @@ def test_codel_linux_law_reproduces_ns3s_codel_queue_disc():
     # (count 2 gives 0.5, so the third drop comes 50 ms after the second, not 70.7 ms).
     # law = "linux" switches both; ns-3 itself gives these drop times for this scenario.
     ref = json.loads((ROOT / "tests" / "data" / "ns3_codel_drops.json").read_text())
-    data = {
-        "run": {"stop_time": "1s"},
-        "nodes": [{"name": "a"}, {"name": "b"}],
-        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
-                   "queue": "1000p", "ab": {"aqm": {"kind": "codel", "law": "linux"}}}],
-        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
-                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
-    }  # fmt: skip
-    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    res = _overload({"law": "linux"})
     ev = res.traces["events"]
     ours = [round(t, 3) for t in ev[ev["kind"] == "drop_queue"]["time_s"]]
     want = ref["ns3_drop_times_s"]
@@ -232,16 +231,7 @@ def test_codel_queue_statistics_agree_with_each_other():
     # The queues table (every change of the waiting queue), the link series' time-average
     # queue (CoDel's dropped frames counted while they waited) and the summary's largest
     # queue describe the same CoDel queue.
-    data = {
-        "run": {"stop_time": "1s"},
-        "nodes": [{"name": "a"}, {"name": "b"}],
-        "links": [{"name": "l", "a": "a", "b": "b", "rate": "8.304Mbps", "delay": "1ms",
-                   "queue": "1000p", "ab": {"aqm": {"kind": "codel"}}}],
-        "apps": [{"name": "u", "kind": "udp", "client": "a", "server": "b",
-                  "rate": "15.552Mbps", "packet_size": 972, "stop": "450ms"}],
-        "output": {"link_series": "100ms", "queues": True},
-    }  # fmt: skip
-    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    res = _overload(output={"link_series": "100ms", "queues": True})
     end = res.summary["sim_time_s"]
     ls = res.traces["link_series"]
     series = ls[ls["link"] == "l:ab"]
