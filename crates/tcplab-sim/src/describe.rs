@@ -136,6 +136,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
                 "profile": a.profile,
                 "mss": t.mss,
                 "rcv_buf": t.rcv_buf,
+                "rcv_buf_max": t.rcv_buf_max,
                 "snd_buf": (t.snd_buf < u64::MAX / 8).then_some(t.snd_buf), // null: unlimited
                 "initial_cwnd": t.initial_cwnd,
                 "initial_ssthresh": (t.initial_ssthresh < u64::MAX / 8).then_some(t.initial_ssthresh), // null: unlimited

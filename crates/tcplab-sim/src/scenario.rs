@@ -326,7 +326,7 @@ pub const PROFILES: &[(&str, &str)] = &[
     ),
     (
         "linux",
-        "Linux defaults: IW10, RTO 1 s initial, 200 ms min, 120 s max, SACK, timestamps, window scaling, CUBIC, RACK-TLP, PRR, 40 ms delayed ACK, 128 KiB receive buffer",
+        "Linux defaults: IW10, RTO 1 s initial, 200 ms min, 120 s max, SACK, timestamps, window scaling, CUBIC, RACK-TLP, PRR, 40 ms delayed ACK, a 128 KiB receive buffer autotuned up to 6 MiB",
     ),
     (
         "ns2",
@@ -354,6 +354,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
         "riverbed" => Ok(TcpConfig {
             mss: 1460,
             rcv_buf: 8760,
+            rcv_buf_max: 8760,
             snd_buf: unlimited,
             initial_cwnd: 2,
             initial_ssthresh: unlimited,
@@ -402,6 +403,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
         "rfc" => Ok(TcpConfig {
             mss: 1460,
             rcv_buf: 65_535,
+            rcv_buf_max: 65_535,
             snd_buf: unlimited,
             initial_cwnd: rfc5681_initial_window(1460),
             initial_ssthresh: unlimited,
@@ -450,9 +452,11 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
         "linux" => Ok(TcpConfig {
             // 1500-byte MTU; with timestamps a segment carries 1448 bytes (RFC 7323 options).
             mss: 1460,
-            // net.ipv4.tcp_rmem default 131072 (4096 131072 6291456 since Linux 4.20,
-            // Documentation/networking/ip-sysctl.rst); autotuning is not modelled.
+            // net.ipv4.tcp_rmem = 4096 131072 6291456 (the defaults since Linux 4.20,
+            // Documentation/networking/ip-sysctl.rst): the buffer starts at tcp_rmem[1] and
+            // tcp_moderate_rcvbuf = 1 grows it up to tcp_rmem[2] (tcp_rcv_space_adjust).
             rcv_buf: 131_072,
+            rcv_buf_max: 6_291_456,
             // net.ipv4.tcp_wmem autotuning: the send buffer does not limit the sender here.
             snd_buf: unlimited,
             // TCP_INIT_CWND = 10 (include/net/tcp.h; RFC 6928).
@@ -537,6 +541,7 @@ pub fn profile(name: &str, path: &str) -> SimResult<TcpConfig> {
             mss: 1000,
             // window_ 20: the bound on the window the receiver advertises, in packets.
             rcv_buf: 20_000,
+            rcv_buf_max: 20_000,
             snd_buf: unlimited,
             // windowInit_ 2 (default changed on 2001/5/26).
             initial_cwnd: 2,
@@ -670,7 +675,23 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
         }
     }
     if let Some(v) = get_size(m, path, "rcv_buf")? {
+        // A buffer set by hand is fixed, as SO_RCVBUF locks it in Linux (SOCK_RCVBUF_LOCK),
+        // unless rcv_buf_max says how far it may grow.
         c.rcv_buf = v;
+        c.rcv_buf_max = v;
+    }
+    if let Some(v) = get_size(m, path, "rcv_buf_max")? {
+        if v < c.rcv_buf {
+            return Err(SimError::invalid(
+                join(path, "rcv_buf_max"),
+                v,
+                format!(
+                    "at least rcv_buf ({} bytes); equal to it: a fixed buffer",
+                    c.rcv_buf
+                ),
+            ));
+        }
+        c.rcv_buf_max = v;
     }
     if let Some(v) = get_size(m, path, "snd_buf")? {
         c.snd_buf = v;

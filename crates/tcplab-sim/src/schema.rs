@@ -81,6 +81,7 @@ pub const FIELDS: &[Field] = &[
     f("tcp", "profile", "", "choice", "", "\"rfc\"", "riverbed, rfc, linux, ns2", "The defaults every other tcp field starts from (tcplab variants and the README list them).", "\"linux\""),
     f("tcp", "mss", "", "integer", "bytes", "profile", "64 to 65495", "Maximum segment size (payload bytes).", "1000"),
     f("tcp", "rcv_buf", "", "size", "bytes", "profile", SIZE, "Receive buffer: the largest window the receiver advertises (scaled when window_scaling is on).", "\"64KB\""),
+    f("tcp", "rcv_buf_max", "", "size", "bytes", "profile", "a size of at least rcv_buf", "Receive-buffer autotuning (Linux tcp_rcv_space_adjust): the window grows from rcv_buf up to this, once per receiver round trip. Setting rcv_buf alone fixes the buffer (as SO_RCVBUF does).", "\"6MB\""),
     f("tcp", "snd_buf", "", "size", "bytes", "profile (unlimited)", SIZE, "Send buffer: how much unacknowledged data the sender holds.", "\"1MB\""),
     f("tcp", "initial_cwnd", "", "integer", "segments", "profile", "1 to 1000", "Initial congestion window.", "4"),
     f("tcp", "initial_ssthresh", "", "size", "bytes", "\"inf\"", "a size of at least 2 MSS, or \"inf\"", "Initial slow-start threshold.", "\"64KB\""),

@@ -800,7 +800,7 @@ impl<'s> Sim<'s> {
         let sim_s = end.as_secs_f64().max(1e-12);
         let ep_json = |e: &Endpoint| -> Value {
             let s = &e.stats;
-            json!({
+            let mut v = json!({
                 "segments_sent": s.segments_sent,
                 "data_segments_sent": s.data_segments_sent,
                 "bytes_sent": s.bytes_sent,
@@ -825,7 +825,13 @@ impl<'s> Sim<'s> {
                 "state": e.state.name(),
                 "aborted": e.aborted,
                 "end_reason": e.end_reason(),
-            })
+            });
+            if let Some((window, grown)) = e.autotuned() {
+                // Only where the buffer autotunes: the window it reached and how often it grew.
+                v["rcv_window_max"] = window.into();
+                v["rcv_window_grown"] = grown.into();
+            }
+            v
         };
         let connections: Vec<Value> = self
             .conns

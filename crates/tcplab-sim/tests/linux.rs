@@ -1,8 +1,9 @@
 //! The `linux` profile's kernel mechanisms (issue 12), each switchable: cwnd validation
 //! (`tcp_is_cwnd_limited`), ssthresh from cwnd (`tcp_reno_ssthresh`, `cubictcp_recalc_ssthresh`)
-//! in whole packets, CUBIC's HyStart, quick ACKs and Minshall's Nagle. A download limited by the
-//! receiver's 131072-byte window over a 20 Mbit/s, 20 ms path whose bandwidth-delay product
-//! (69 segments) and 100-packet queue exceed that window.
+//! in whole packets, CUBIC's HyStart, quick ACKs, Minshall's Nagle and receive-buffer
+//! autotuning. A download limited by the receiver's 131072-byte window (fixed, as SO_RCVBUF
+//! fixes it) over a 20 Mbit/s, 20 ms path whose bandwidth-delay product (69 segments) and
+//! 100-packet queue exceed that window.
 
 mod common;
 
@@ -12,7 +13,7 @@ use tcplab_sim::SimOutput;
 fn bulk(tcp: &str, data_error: &str) -> SimOutput {
     run_toml(&one_link(
         "60s",
-        &format!("profile = \"linux\"\n{tcp}"),
+        &format!("profile = \"linux\"\nrcv_buf = 131072\n{tcp}"),
         "rate = \"20Mbps\"\ndelay = \"20ms\"\nqueue = \"100p\"",
         data_error,
         "3MB",
@@ -188,4 +189,62 @@ fn a_timeout_inside_fast_recovery_keeps_the_fast_retransmits_ssthresh() {
     assert_eq!(fr_off, fr);
     assert!(rto_off < fr, "computed again: {rto_off} vs {fr}");
     assert_eq!(rto_off % MSS, 0, "whole segments");
+}
+
+/// The client's (receiver's) summary entry.
+fn client(out: &SimOutput, key: &str) -> f64 {
+    num(&out.summary, &format!("connections.0.client.{key}"))
+}
+
+#[test]
+fn the_receive_buffer_autotunes_unless_it_is_set() {
+    // 20 Mbit/s, 100 ms each way: the path holds 345 segments, far beyond 131072 bytes.
+    let run = |tcp: &str| {
+        run_toml(&one_link(
+            "60s",
+            &format!("profile = \"linux\"\ncongestion_control = \"reno\"\n{tcp}"),
+            "rate = \"20Mbps\"\ndelay = \"100ms\"\nqueue = \"1000p\"",
+            NONE,
+            "5MB",
+            "",
+        ))
+    };
+    let auto = run("");
+    let fixed = run("rcv_buf = 131072");
+    let wide = run("rcv_buf = \"6MB\"");
+    // Fixed: no autotuning entries, and the sender never sees more than the buffer.
+    assert!(fixed.summary["connections"][0]["client"]
+        .get("rcv_window_max")
+        .is_none());
+    // Autotuned: the window grew (several times, once per receiver round trip at most) past
+    // the path's bandwidth-delay product, staying within tcp_rmem[2].
+    let grown = client(&auto, "rcv_window_grown");
+    let window = client(&auto, "rcv_window_max");
+    assert!((2.0..=40.0).contains(&grown), "{grown}");
+    assert!(
+        window > 345.0 * SEG as f64 && window <= 6_291_456.0,
+        "{window}"
+    );
+    // So the download runs close to one with a 6 MB buffer from the start, and far faster than
+    // with 131072 bytes (about 2.5 s of 5 MB at 20 Mbit/s against 128 KiB per 200 ms).
+    let t = |o: &SimOutput| num(&o.summary, "apps.0.response_time_s");
+    assert!(t(&fixed) > 7.5, "{}", t(&fixed));
+    assert!(t(&auto) < 0.5 * t(&fixed), "{} vs {}", t(&auto), t(&fixed));
+    assert!(t(&auto) < 1.1 * t(&wide), "{} vs {}", t(&auto), t(&wide));
+    // rcv_buf_max below rcv_buf is refused, naming the field and the bound.
+    let toml = direct(
+        "rcv_buf = 100000\nrcv_buf_max = 50000",
+        "",
+        1000,
+        NONE,
+        "",
+        "",
+    );
+    let e = tcplab_sim::Scenario::from_toml_str(&toml)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("tcp.rcv_buf_max") && e.contains("50000") && e.contains("100000"),
+        "{e}"
+    );
 }

@@ -21,6 +21,7 @@
 //! reordering and TLP probe timers (`TimerKind::Reorder`, `TimerKind::Probe`); and RFC 6937 PRR
 //! when `TcpConfig::prr` is set (`recovery/prr.rs`).
 
+pub mod autotune;
 pub mod cc;
 pub mod ns2;
 pub mod params;
@@ -89,7 +90,11 @@ pub enum RtoRestart {
 pub struct TcpConfig {
     /// Maximum segment size offered in the SYN (payload bytes without options).
     pub mss: u32,
+    /// The receive window offered (payload bytes; a fixed buffer unless `rcv_buf_max` is larger).
     pub rcv_buf: u64,
+    /// Receive-buffer autotuning ([`autotune`], Linux's `tcp_rcv_space_adjust`): the window
+    /// grows from `rcv_buf` up to this. Equal to `rcv_buf`: a fixed buffer.
+    pub rcv_buf_max: u64,
     pub snd_buf: u64,
     /// Initial window in segments (RFC 5681 IW, RFC 6928 IW10).
     pub initial_cwnd: u32,
@@ -355,6 +360,8 @@ pub struct Endpoint {
 
     // --- receive side
     pub rcv_nxt: u64,
+    /// Receive-buffer autotuning state (`None`: a fixed buffer of `rcv_buf`).
+    tune: Option<Box<autotune::RcvTune>>,
     rcv_adv: u64,
     ooo: Vec<(u64, u64)>,
     last_ooo: Option<(u64, u64)>,
@@ -408,8 +415,10 @@ impl Endpoint {
             abc_limit: cfg.abc_limit,
             ca_bytes: 0,
         };
+        // Linux: the scale fits the largest buffer the socket may grow to (tcp_select_initial_window
+        // with tcp_rmem[2]).
         let own_wscale = if cfg.window_scaling {
-            wscale_for(cfg.rcv_buf)
+            wscale_for(cfg.rcv_buf.max(cfg.rcv_buf_max))
         } else {
             0
         };
@@ -482,6 +491,7 @@ impl Endpoint {
             max_flight: 0,
             cwnd_usage_seq: 0,
             rcv_nxt: 0,
+            tune: autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new),
             rcv_adv: 0,
             ooo: Vec::new(),
             last_ooo: None,
@@ -524,6 +534,32 @@ impl Endpoint {
                 format!("{} -> {}", from.name(), s.name())
             });
             self.state = s;
+            if s == State::Established {
+                // tcp_init_buffer_space: the first autotuning measurement starts.
+                let (consumed, mss) = (self.consumed(ctx.now), self.eff_mss);
+                if let Some(t) = self.tune.as_deref_mut() {
+                    t.start(ctx.now, consumed, mss);
+                }
+            }
+        }
+    }
+
+    /// The largest window this end may offer now: the buffer, or what autotuning grew it to.
+    fn rcv_window_max(&self) -> u64 {
+        self.tune.as_deref().map_or(self.cfg.rcv_buf, |t| t.clamp)
+    }
+
+    /// With receive-buffer autotuning: the largest window this end may offer (bytes) and how
+    /// many times it grew.
+    pub fn autotuned(&self) -> Option<(u64, u32)> {
+        self.tune.as_deref().map(|t| (t.clamp, t.grown))
+    }
+
+    /// In-order payload bytes the application has consumed (read).
+    fn consumed(&self, now: SimTime) -> u64 {
+        match self.cfg.rcv_read_rate {
+            None => self.delivered,
+            Some(_) => self.delivered - self.unread_now(now).ceil() as u64,
         }
     }
 
@@ -1029,14 +1065,15 @@ impl Endpoint {
     /// (RFC 1122 4.2.3.3: the right edge only moves by at least min(buffer/2, MSS)) and never
     /// shrinking the right edge already offered.
     fn advertise_window(&mut self, now: SimTime) -> u64 {
+        let buf = self.rcv_window_max();
         let free = match self.cfg.rcv_read_rate {
             // The application reads at once: nothing unread, the whole buffer is free (the
             // float expression below gives exactly this for every buffer below 2^53).
-            None if self.cfg.rcv_buf < 1 << 53 => self.cfg.rcv_buf,
-            _ => (self.cfg.rcv_buf as f64 - self.unread_now(now)).max(0.0) as u64,
+            None if buf < 1 << 53 => buf,
+            _ => (buf as f64 - self.unread_now(now)).max(0.0) as u64,
         };
         let edge = self.rcv_nxt + free;
-        let step = (self.cfg.rcv_buf / 2).min(self.eff_mss.max(1));
+        let step = (buf / 2).min(self.eff_mss.max(1));
         if edge >= self.rcv_adv + step || self.rcv_adv < self.rcv_nxt {
             self.rcv_adv = edge.max(self.rcv_nxt);
         }
@@ -1046,8 +1083,9 @@ impl Endpoint {
 
     fn on_read_timer(&mut self, ctx: &mut Ctx) {
         let before = self.last_adv_wnd;
-        let free = (self.cfg.rcv_buf as f64 - self.unread_now(ctx.now)).max(0.0) as u64;
-        let threshold = (2 * self.eff_mss).min(self.cfg.rcv_buf / 2);
+        let buf = self.rcv_window_max();
+        let free = (buf as f64 - self.unread_now(ctx.now)).max(0.0) as u64;
+        let threshold = (2 * self.eff_mss).min(buf / 2);
         if free >= before + threshold {
             // RFC 1122 4.2.3.3 / BSD: a window update once it opens by two segments.
             self.send_ack(ctx);
@@ -1058,7 +1096,7 @@ impl Endpoint {
     fn arm_read_timer(&mut self, ctx: &mut Ctx) {
         if let Some(r) = self.cfg.rcv_read_rate {
             if self.unread_now(ctx.now) > 0.0 && !self.timers[TimerKind::Read as usize].is_armed() {
-                let step = (2 * self.eff_mss).min(self.cfg.rcv_buf / 2).max(1) as f64;
+                let step = (2 * self.eff_mss).min(self.rcv_window_max() / 2).max(1) as f64;
                 let at = ctx.now + Dur::from_secs_f64(step / r).max(Dur(1));
                 self.arm(TimerKind::Read, at, ctx);
             }
@@ -2104,6 +2142,11 @@ impl Endpoint {
             return;
         }
         end = end.min(right);
+        if let Some(t) = self.tune.as_deref_mut() {
+            // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
+            let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
+            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
+        }
         if start < self.rcv_nxt {
             start = self.rcv_nxt;
         }
@@ -2132,6 +2175,13 @@ impl Endpoint {
             self.ooo.remove(0);
         }
         if new > 0 {
+            if self.tune.is_some() {
+                // tcp_event_data_recv -> tcp_rcv_rtt_measure: a window's worth is a sample.
+                let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
+                if let Some(t) = self.tune.as_deref_mut() {
+                    t.on_data(ctx.now, self.rcv_nxt, wnd);
+                }
+            }
             self.deliver(new, ctx);
         }
         let mut fin_now = false;
@@ -2204,6 +2254,13 @@ impl Endpoint {
             self.unread = self.unread_now(ctx.now) + bytes as f64;
             self.unread_at = ctx.now;
             self.arm_read_timer(ctx);
+        }
+        if self.tune.is_some() {
+            // tcp_recvmsg -> tcp_rcv_space_adjust, as the application takes the data.
+            let consumed = self.consumed(ctx.now);
+            if let Some(t) = self.tune.as_deref_mut() {
+                t.on_consumed(ctx.now, consumed);
+            }
         }
     }
 }
