@@ -67,3 +67,36 @@ def test_reduced_matrix_on_the_testbed():
     assert all(math.isfinite(r) for r in cells["ratio"])
     assert res.extra["kernel"]["uname"]["system"] == "Linux"
     assert res.findings[0].holds is not None
+
+
+def test_a_rerun_judges_the_simulator_against_kept_testbed_runs(tmp_path):
+    # An earlier report's testbed rows (here written by hand: one kernel run per cell, 10 %
+    # slower than the simulator's mean) are reused, not rerun: the cells compare with them.
+    import pandas as pd
+
+    first = STUDY.run(seeds=2, options={"matrix": "reduced"})
+    sim = first.table("cells").data.set_index(["cc", "pdrop"])["sim_mean"]
+    rows = [
+        {"group": "testbed", "case": c.key, "seed": 1, "completed": True,
+         "response_time_s": 1.1 * sim[(c.params["cc"], c.params["pdrop"])], **c.params}
+        for c in STUDY.cases("reduced") if c.group == "main"
+    ]  # fmt: skip
+    rows.append({"group": "testbed", "case": "long/bbr/3 %/both", "seed": 1,
+                 "response_time_s": 1.0})  # fmt: skip  # not in this matrix: left out
+    pd.DataFrame(rows).to_parquet(tmp_path / "results.parquet")
+    res = STUDY.run(seeds=2, options={"matrix": "reduced", "testbed_from": str(tmp_path)})
+    cells = res.table("cells").data
+    assert (cells["testbed_n"] == 1).all()
+    assert cells["ratio"].to_numpy() == pytest.approx([1 / 1.1] * len(cells))
+    assert "long/bbr/3 %/both" not in set(res.runs["case"])
+    assert res.findings[0].holds is False  # 9 % apart in every cell
+    # Bad sources and the clash with a testbed run are refused by name.
+    with pytest.raises(ValueError, match="testbed_from.*no such report"):
+        STUDY.run(seeds=1, options={"matrix": "reduced", "testbed_from": str(tmp_path / "x")})
+    pd.DataFrame([{"group": "main", "case": "x"}]).to_parquet(tmp_path / "sim.parquet")
+    with pytest.raises(ValueError, match="no testbed runs"):
+        STUDY.run(
+            seeds=1, options={"matrix": "reduced", "testbed_from": str(tmp_path / "sim.parquet")}
+        )
+    with pytest.raises(ValueError, match="exclude each other"):
+        STUDY.check_options(STUDY.resolve_options({"testbed": True, "testbed_from": "x"}))

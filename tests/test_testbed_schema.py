@@ -141,7 +141,15 @@ def test_linux_profile_and_classic_mode_map_to_linux_defaults():
     lin = plan(sarkar(**{"tcp.profile": "linux"}), have_sysctl=everything)
     c = lin.config
     assert c.profile == "linux" and c.congestion_control == "cubic"
-    assert (c.initcwnd, c.rto_min_s, c.rcv_window_clamp) == (10, 0.2, 131_072)
+    assert (c.initcwnd, c.rto_min_s, c.rcv_window_clamp) == (10, 0.2, None)
+    # The profile's buffer autotunes: the kernel's own autotuning from the same start and bound,
+    # with no clamp; a buffer set by hand is fixed, so the forwarder clamps the window to it.
+    assert c.sysctls["net.ipv4.tcp_rmem"] == "4096 131072 6291456"
+    assert c.sysctls["net.ipv4.tcp_moderate_rcvbuf"] == 1
+    assert any(n.startswith("tcp.rcv_buf = 131072, rcv_buf_max") for n in lin.approximations)
+    fixed = plan(sarkar(**{"tcp.profile": "linux", "tcp.rcv_buf": 131_072}), have_sysctl=everything)
+    assert fixed.config.rcv_window_clamp == 131_072
+    assert "net.ipv4.tcp_rmem" not in fixed.config.sysctls
     for k, v in {
         "net.ipv4.tcp_sack": 1,
         "net.ipv4.tcp_timestamps": 1,

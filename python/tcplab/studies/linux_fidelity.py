@@ -14,7 +14,12 @@ switched off one at a time, on the bandwidth-limited path.
     tcplab study linux-fidelity                       # the simulator's side and the ablation
     tcplab study linux-fidelity --testbed             # and this kernel, 10 seeds per cell
     tcplab study linux-fidelity -O matrix=reduced     # reno and cubic, 0 and 1 %, data only
+    tcplab study linux-fidelity -O testbed_from=out/linux-fidelity   # a changed simulator
+                                                      # against the kernel runs kept there
 
+The window-limited path fixes the receive buffer (as SO_RCVBUF does; the forwarder clamps the
+kernel's window to it); on the other two the buffer autotunes on both sides from the `linux`
+profile's 128 KiB up to 6 MiB (the kernel's tcp_rmem defaults, set in the testbed's namespaces).
 Anyone can rerun it to calibrate tcplab against their own kernel.
 """
 
@@ -55,9 +60,14 @@ PATHS: dict[str, tuple[str, dict[str, Any]]] = {
         "window-limited: 10 Mbit/s, 20 ms each way, receive window 8760 B (seed 000), 1 MB",
         {"links.wan.rate": "10Mbps", "tcp.rcv_buf": 8760, "apps.ftp.size": "1MB"},
     ),
-    "bandwidth": ("bandwidth-limited: 20 Mbit/s, 20 ms each way, 100-packet queue, 5 MB", {}),
+    "bandwidth": (
+        "bandwidth-limited: 20 Mbit/s, 20 ms each way, 100-packet queue, 5 MB, autotuned "
+        "receive buffer",
+        {},
+    ),
     "long": (
-        "long: 20 Mbit/s, 100 ms each way (RTT 200 ms), 100-packet queue, 5 MB",
+        "long: 20 Mbit/s, 100 ms each way (RTT 200 ms), 100-packet queue, 5 MB, autotuned "
+        "receive buffer",
         {"links.wan.delay": "100ms"},
     ),
 }
@@ -69,6 +79,7 @@ REDUCED = {"paths": ("bandwidth",), "ccs": ("reno", "cubic"), "pdrops": (0.0, 0.
 
 #: The profile's kernel mechanisms, each switched off: name -> (kernel source, overrides).
 ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
+    "receive buffer fixed at 128 KiB": ("tcp_rcv_space_adjust", {"tcp.rcv_buf": 131_072}),
     "cwnd validation off": ("tcp_is_cwnd_limited", {"tcp.cwnd_validation": False}),
     "ssthresh from the flight": ("tcp_reno_ssthresh", {"tcp.ssthresh_from": "flight"}),
     "cwnd in bytes": ("snd_cwnd counts packets", {"tcp.cwnd_packets": False}),
@@ -114,9 +125,19 @@ class LinuxFidelity(Study):
         StudyOption("testbed", False, "also run every cell on the testbed (root)", parse_bool),
         StudyOption("testbed_seeds", 10, "testbed seeds per cell", int),
         StudyOption("testbed_budget_s", 600.0, "wall-time budget of one testbed run", float),
+        StudyOption(
+            "testbed_from",
+            "",
+            "reuse the testbed runs of an earlier report (its directory or results.parquet) "
+            "instead of running the testbed",
+            str,
+        ),
         StudyOption("matrix", "full", "full, or reduced (reno/cubic, 0 and 1 %, data only)", str),
         StudyOption("paths", ",".join(PATHS), "the paths to run (comma-separated)", str),
         StudyOption("ccs", ",".join(CCS), "the congestion controls to run (comma-separated)", str),
+        StudyOption(
+            "pdrops", ",".join(map(str, PDROPS)), "the loss rates to run (comma-separated)", str
+        ),  # fmt: skip
     )
 
     # -- the grid ---------------------------------------------------------------------------
@@ -129,6 +150,7 @@ class LinuxFidelity(Study):
             "paths": tuple(PATHS), "ccs": CCS, "pdrops": PDROPS, "directions": DIRECTIONS
         }  # fmt: skip
         paths, ccs = getattr(self, "_paths", PATHS), getattr(self, "_ccs", CCS)
+        pdrops = getattr(self, "_pdrops", PDROPS)
         return [
             (path, cc, p, d)
             for path in m["paths"]
@@ -136,6 +158,7 @@ class LinuxFidelity(Study):
             for cc in m["ccs"]
             if cc in ccs
             for p in m["pdrops"]
+            if p in pdrops
             for d in m["directions"]
             if not (p == 0 and d == "both")  # no loss on both = no loss
         ]
@@ -188,6 +211,9 @@ class LinuxFidelity(Study):
             raise ValueError(f"option 'matrix' = {options['matrix']!r}: full or reduced")
         if int(options["testbed_seeds"]) < 1:
             raise ValueError(f"option 'testbed_seeds' = {options['testbed_seeds']}: >= 1")
+        if options["testbed"] and options["testbed_from"]:
+            raise ValueError("options 'testbed' and 'testbed_from' exclude each other: run the "
+                             "testbed, or reuse an earlier report's testbed runs")  # fmt: skip
         if options["testbed"]:
             from tcplab.testbed import check_available
 
@@ -200,6 +226,16 @@ class LinuxFidelity(Study):
                     f"option {opt!r} = {options[opt]!r}: choose from {', '.join(known)}"
                 )
             setattr(self, f"_{opt}", tuple(given))
+        try:
+            pdrops = tuple(float(x) for x in str(options["pdrops"]).split(",") if x.strip())
+        except ValueError:
+            pdrops = ()
+        if not pdrops or any(p not in PDROPS for p in pdrops):
+            raise ValueError(
+                f"option 'pdrops' = {options['pdrops']!r}: choose from "
+                + ", ".join(map(str, PDROPS))
+            )
+        self._pdrops = pdrops
         self._matrix = options["matrix"]
 
     def metrics(self, result: Result) -> dict[str, Any]:
@@ -209,7 +245,12 @@ class LinuxFidelity(Study):
     # -- the testbed ------------------------------------------------------------------------
 
     def extend(self, res: StudyResult, *, progress: bool = False) -> None:
-        """With option `testbed`: every main cell on the testbed, `testbed_seeds` seeds."""
+        """With option `testbed`: every main cell on the testbed, `testbed_seeds` seeds. With
+        `testbed_from`: the testbed runs of an earlier report, so that a change to the simulator
+        is judged against the same kernel measurements without rerunning them."""
+        if res.options.get("testbed_from"):
+            self._reuse_testbed(res, str(res.options["testbed_from"]))
+            return
         if not res.options.get("testbed"):
             return
         import pandas as pd
@@ -254,6 +295,32 @@ class LinuxFidelity(Study):
                     bar.advance(1)
         res.runs = pd.concat([res.runs, pd.DataFrame(rows)], ignore_index=True)
         res.extra["kernel"] = {"uname": platform.uname()._asdict(), "settings": kernel}
+
+    def _reuse_testbed(self, res: StudyResult, source: str) -> None:
+        import json
+        from pathlib import Path
+
+        import pandas as pd
+
+        path = Path(source)
+        parquet = path / "results.parquet" if path.is_dir() else path
+        if not parquet.is_file():
+            raise ValueError(
+                f"option 'testbed_from' = {source!r}: no such report (a directory written by "
+                "`tcplab study linux-fidelity --testbed`, or its results.parquet)"
+            )
+        old = pd.read_parquet(parquet)
+        if "group" not in old or not (old["group"] == "testbed").any():
+            raise ValueError(f"option 'testbed_from' = {source!r}: it holds no testbed runs")
+        tb = old[old["group"] == "testbed"]
+        tb = tb[tb["case"].isin({c.key for c in self.cases(res.options["matrix"])})]
+        res.runs = pd.concat([res.runs, tb.reset_index(drop=True)], ignore_index=True)
+        summary = parquet.with_name("summary.json")
+        if summary.is_file():
+            kernel = (json.loads(summary.read_text()).get("extra") or {}).get("kernel")
+            if kernel:
+                res.extra["kernel"] = kernel
+        res.extra["testbed_from"] = str(parquet)
 
     # -- analysis ---------------------------------------------------------------------------
 

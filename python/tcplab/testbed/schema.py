@@ -420,8 +420,23 @@ def _tcp_stack(
         notes.append(f"{t}.initial_ssthresh: not applied (Linux starts unlimited)")
     # Windows and buffers.
     rcv_buf = int(tcp["rcv_buf"])
+    rcv_buf_max = int(tcp.get("rcv_buf_max") or rcv_buf)
     clamp = None
-    if rcv_buf < _UNLIMITED:
+    if rcv_buf_max > rcv_buf:
+        # Autotuning: the kernel's own, from the same start and bound (tcp_rmem is per network
+        # namespace); no clamp, and no SO_RCVBUF, which would lock the buffer.
+        if not rcv_buf_max < 2**31:
+            raise UnsupportedScenario(
+                f"{t}.rcv_buf_max", f"{rcv_buf_max}: tcp_rmem takes up to 2 GiB - 1"
+            )
+        sysctls["net.ipv4.tcp_rmem"] = f"4096 {rcv_buf} {rcv_buf_max}"
+        sysctls["net.ipv4.tcp_moderate_rcvbuf"] = 1
+        notes.append(
+            f"{t}.rcv_buf = {rcv_buf}, rcv_buf_max = {rcv_buf_max}: the kernel's buffers "
+            "(tcp_rmem); it offers the share of its buffer that it expects payload to take "
+            "(tcp_win_from_space, about half at first), the simulator the whole buffer"
+        )
+    elif rcv_buf < _UNLIMITED:
         clamp = rcv_buf if tcp["window_scaling"] else min(rcv_buf, 65535)
         if not 1 <= clamp < 2**30:
             raise UnsupportedScenario(f"{t}.rcv_buf", f"{rcv_buf}: the clamp takes 1 B to 1 GiB")
@@ -643,7 +658,8 @@ def window_limited_time(p: TestbedPlan) -> float:
     """size x RTT / rwnd: the download time when the receive window binds (the scenario's RTT
     for a full segment and its ACK, no queueing), or size over the line rate if that binds."""
     cfg = p.config
-    rwnd = cfg.rcv_window_clamp or 65535
+    rmem = str(cfg.sysctls.get("net.ipv4.tcp_rmem", "")).split()
+    rwnd = cfg.rcv_window_clamp or (int(rmem[2]) if len(rmem) == 3 else 65535)
     t_win = cfg.size_bytes * p.rtt_s / rwnd
     if not cfg.rate_bps:
         return t_win
