@@ -53,6 +53,13 @@ struct AppRt {
     udp: Option<Box<UdpRt>>,
 }
 
+/// A TCP connection: its client's and server's endpoints, and the application it belongs to
+/// (kept beside the endpoints, so that finding it costs no lookup of its own per packet).
+struct Conn {
+    ends: [Endpoint; 2],
+    app: u32,
+}
+
 /// What endpoints borrow while they run: the clock and queue, their output, and the logs.
 struct World {
     q: EventQueue,
@@ -80,10 +87,10 @@ pub struct Sim<'s> {
     w: World,
     routes: Routes,
     dirs: Vec<LinkDir>,
-    conns: Vec<[Endpoint; 2]>,
-    /// The application of each connection. Application i owns connection i from the set-up;
-    /// connections opened while the run goes on (a page each) come after them.
-    conn_app: Vec<u32>,
+    /// Every connection, by its number (`Packet::conn`, the tables' `conn`). Application i
+    /// owns connection i from the set-up; connections opened while the run goes on (a page
+    /// each) come after them.
+    conns: Vec<Conn>,
     apps: Vec<AppRt>,
     /// Per node: the packets its processing delay holds, and that delay.
     held: Vec<Held>,
@@ -174,7 +181,10 @@ impl<'s> Sim<'s> {
                 }
             }
             let conn = conns.len() as u32;
-            conns.push(endpoints(a, i, conn)?);
+            conns.push(Conn {
+                ends: endpoints(a, i, conn)?,
+                app: i as u32,
+            });
             let sender = match a.kind {
                 AppKind::Ftp { .. } | AppKind::Txn(_) => 1,
                 AppKind::Bulk { .. } | AppKind::Cbr { .. } | AppKind::Udp(_) => 0,
@@ -214,7 +224,6 @@ impl<'s> Sim<'s> {
             routes,
             dirs,
             last_rows: vec![None; conns.len()],
-            conn_app: (0..conns.len() as u32).collect(),
             conns,
             apps,
             held: sc
@@ -318,7 +327,7 @@ impl<'s> Sim<'s> {
             }
             let mut ctx = self.w.ctx();
             let p = &self.dirs[dir].head().expect("head checked above").pkt;
-            self.conns[conn][end].on_segment(p, &mut ctx);
+            self.conns[conn].ends[end].on_segment(p, &mut ctx);
             self.dirs[dir].take_head();
             self.after(conn);
             return;
@@ -355,14 +364,14 @@ impl<'s> Sim<'s> {
     fn arrive(&mut self, node: u16, p: &Packet) {
         if node == p.dst && p.is(UDP) {
             let now = self.now();
-            let app = self.conn_app[p.conn as usize] as usize;
+            let app = self.conns[p.conn as usize].app as usize;
             if let Some(u) = self.apps[app].udp.as_deref_mut() {
                 u.arrived(SimTime(p.ts_val), now);
             }
         } else if node == p.dst {
             let conn = p.conn as usize;
             let mut ctx = self.w.ctx();
-            self.conns[conn][p.to_end as usize].on_segment(p, &mut ctx);
+            self.conns[conn].ends[p.to_end as usize].on_segment(p, &mut ctx);
             self.after(conn);
         } else if !self.filters.is_empty() && self.filtered(node, p) {
             // dropped by the node's packet filter
@@ -389,7 +398,7 @@ impl<'s> Sim<'s> {
         let Some(f) = self.filters[node as usize].as_deref_mut() else {
             return false;
         };
-        let app = self.conn_app[p.conn as usize] as usize;
+        let app = self.conns[p.conn as usize].app as usize;
         let protocol = if p.is(UDP) {
             Protocol::Udp
         } else {
@@ -488,7 +497,7 @@ impl<'s> Sim<'s> {
 
     fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) -> bool {
         let mut ctx = self.w.ctx();
-        let fired = self.conns[conn][end as usize].on_timer(kind, &mut ctx);
+        let fired = self.conns[conn].ends[end as usize].on_timer(kind, &mut ctx);
         if fired {
             self.after(conn);
         }
@@ -501,7 +510,7 @@ impl<'s> Sim<'s> {
         let conn = self.apps[app].conn as usize;
         self.apps[app].started = Some(now);
         let mut ctx = self.w.ctx();
-        let client = &mut self.conns[conn][0];
+        let client = &mut self.conns[conn].ends[0];
         match a.kind {
             AppKind::Udp(_) => {
                 // No connection: the source's ticks send datagrams straight to the network.
@@ -558,8 +567,10 @@ impl<'s> Sim<'s> {
         let conn = self.conns.len() as u32;
         let ends = endpoints(&self.sc.apps[app], app, conn)
             .expect("the same settings built the set-up connection");
-        self.conns.push(ends);
-        self.conn_app.push(app as u32);
+        self.conns.push(Conn {
+            ends,
+            app: app as u32,
+        });
         self.last_rows.push(None);
         rt.conn = conn;
         rt.conns.push(conn);
@@ -572,7 +583,7 @@ impl<'s> Sim<'s> {
         }
         let conn = self.apps[app].conn as usize;
         let mut ctx = self.w.ctx();
-        let [client, server] = &mut self.conns[conn];
+        let [client, server] = &mut self.conns[conn].ends;
         for n in act.client_writes {
             client.app_write(Some(n), &mut ctx);
         }
@@ -661,7 +672,7 @@ impl<'s> Sim<'s> {
         let conn = self.apps[app].conn as usize;
         let started = self.apps[app].started.unwrap_or(SimTime::ZERO);
         let mut ctx = self.w.ctx();
-        let client = &mut self.conns[conn][0];
+        let client = &mut self.conns[conn].ends[0];
         if stop.is_some_and(|d| now >= started + d) {
             if !self.apps[app].client_closed {
                 self.apps[app].client_closed = true;
@@ -682,12 +693,13 @@ impl<'s> Sim<'s> {
     /// After an endpoint ran: send what it emitted, let the applications react, trace.
     fn after(&mut self, conn: usize) {
         self.flush();
-        let app = self.conn_app[conn] as usize;
+        let Conn { ends, app } = &mut self.conns[conn];
+        let app = *app as usize;
+        let [client, server] = ends;
         let sc: &'s Scenario = self.sc;
         let a = &sc.apps[app];
         let rt = &mut self.apps[app];
         let mut ctx = self.w.ctx();
-        let [client, server] = &mut self.conns[conn];
         let mut txn_act = None;
         match &a.kind {
             &AppKind::Ftp { size, request_size } => {
@@ -767,9 +779,10 @@ impl<'s> Sim<'s> {
     }
 
     fn row(&self, conn: usize) -> TraceRow {
-        let s = self.apps[self.conn_app[conn] as usize].sender as usize;
-        let snd = &self.conns[conn][s];
-        let rcv = &self.conns[conn][1 - s];
+        let Conn { ends, app } = &self.conns[conn];
+        let s = self.apps[*app as usize].sender as usize;
+        let snd = &ends[s];
+        let rcv = &ends[1 - s];
         let (bwe, rtt_min) = snd.cc_bandwidth_estimate().unwrap_or((f64::NAN, None));
         TraceRow {
             end: s as u8,
@@ -813,10 +826,10 @@ impl<'s> Sim<'s> {
 
     fn on_sample(&mut self) {
         for c in 0..self.conns.len() {
-            let app = self.conn_app[c] as usize;
+            let Conn { ends: [a, b], app } = &self.conns[c];
+            let app = *app as usize;
             // A page's connection is sampled while it is open (an application may have
             // hundreds); every other connection at every sample.
-            let [a, b] = &self.conns[c];
             let page_done = per_page(&self.sc.apps[app]) && a.is_closed() && b.is_closed();
             if self.apps[app].udp.is_none() && !page_done {
                 self.record(c, true);
@@ -825,9 +838,8 @@ impl<'s> Sim<'s> {
         let active = self
             .conns
             .iter()
-            .zip(&self.conn_app)
-            .any(|([a, b], &app)| {
-                self.apps[app as usize].udp.is_none() && !(a.is_closed() && b.is_closed())
+            .any(|Conn { ends: [a, b], app }| {
+                self.apps[*app as usize].udp.is_none() && !(a.is_closed() && b.is_closed())
             })
             // an application between two pages, each on a connection of its own
             || self.sc.apps.iter().zip(&self.apps).any(|(a, rt)| {
@@ -887,7 +899,7 @@ impl<'s> Sim<'s> {
             .filter(|(_, rt)| rt.udp.is_none()) // a udp application has no connection
             .flat_map(|(a, rt)| rt.conns.iter().enumerate().map(move |(k, &i)| (a, k, i)))
             .map(|(a, k, i)| {
-                let [c, s] = &self.conns[i as usize];
+                let [c, s] = &self.conns[i as usize].ends;
                 let mut v = if per_page(a) {
                     json!({
                         "name": format!("{}#{k}", a.name),
@@ -966,7 +978,7 @@ impl<'s> Sim<'s> {
                 let received: u64 = rt
                     .conns
                     .iter()
-                    .map(|&c| self.conns[c as usize][1 - rt.sender as usize].delivered)
+                    .map(|&c| self.conns[c as usize].ends[1 - rt.sender as usize].delivered)
                     .sum();
                 if let (AppKind::Udp(cfg), Some(u)) = (&a.kind, rt.udp.as_deref()) {
                     let got = u.received * cfg.packet_size;
