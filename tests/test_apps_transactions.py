@@ -309,3 +309,21 @@ def test_a_profile_runs_per_page_browsing_for_each_host():
     names = [c["name"] for c in res.summary["connections"]]
     assert names == [f"browse:web:{h}:1#{k}" for h in "cd" for k in range(3)]
     assert all(a["transactions"]["completed"] == 3 for a in res.summary["apps"])
+
+
+def test_an_unknown_connection_mode_is_refused_naming_the_field_value_and_choices():
+    with pytest.raises(tcplab.errors.TcplabError) as e:
+        _run_out(_web("per_object"))
+    err = e.value
+    assert isinstance(err, InvalidValueError) and err.field == "apps.web.connection"
+    text = str(err)
+    assert '"per_object"' in text and '"persistent"' in text and '"per_page"' in text
+    # the same from TOML text, by its index
+    toml = (
+        '[[nodes]]\nname = "c"\n[[nodes]]\nname = "s"\n[[links]]\nname = "l"\na = "c"\n'
+        'b = "s"\nrate = "1Mbps"\n[[apps]]\nkind = "http"\nclient = "c"\nserver = "s"\n'
+        'connection = "HTTP/1.0"\n'
+    )
+    with pytest.raises(InvalidValueError, match="per_page") as e2:
+        tcplab.Scenario.from_toml(toml)
+    assert e2.value.field == "apps[0].connection"
