@@ -225,6 +225,10 @@ pub enum HttpConn {
     Persistent,
     /// A new connection for each page (HTTP/1.0 style): handshake, the page and its objects in
     /// turn, then the client closes it; the think time runs, and the next page opens another.
+    /// The objects go one after the other on the page's connection, as on the persistent one,
+    /// so that the two modes differ only by what a connection costs once per page (handshake,
+    /// slow start from the initial window, teardown); a connection per object would pay that
+    /// for every object as well.
     PerPage,
 }
 
