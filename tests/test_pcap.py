@@ -157,3 +157,31 @@ def test_without_the_options_the_capture_has_none(tmp_path):
     syns = [s for s in segs if s["flags"] & 0x02]
     assert all(set(s["opts"]) == {2} for s in syns)  # MSS only
     assert all(not ({3, 4, 8} & set(s["opts"])) for s in segs)
+
+
+def test_each_page_connection_has_its_own_client_port(tmp_path):
+    # an http application with a connection per page: every connection an ephemeral port of its
+    # own (40000 + its number), wrapping inside the 16-bit port space past 25,536 connections
+    data = {
+        "run": {"stop_time": "60s"},
+        "nodes": [{"name": "c"}, {"name": "s"}],
+        "links": [{"name": "l", "a": "c", "b": "s", "rate": "10Mbps", "delay": "5ms"}],
+        "apps": [{"name": "web", "kind": "http", "client": "c", "server": "s", "count": 3,
+                  "think_time": "1s", "connection": "per_page"}],
+        "output": {"packets": True},
+    }  # fmt: skip
+    res = tcplab.run(tcplab.Scenario.from_dict(data))
+    res.to_pcap(tmp_path / "c.pcap", host="c")
+    ports = set()
+    for _, frame, _ in _read(tmp_path / "c.pcap"):
+        sport, dport = struct.unpack("!HH", frame[34:38])
+        ports.add(dport if sport == 5001 else sport)  # the server's side is port 5001
+    conns = [c["conn"] for c in res.summary["connections"]]
+    assert sorted(ports) == [40000 + c for c in conns] == [40000, 40001, 40002]
+
+    from tcplab import pcap
+
+    row = res.traces["packets"].iloc[0].copy()  # the first SYN, from the client
+    row["conn"] = 30_000
+    frame, _ = pcap._frame(row, 1460)
+    assert struct.unpack("!H", frame[34:36])[0] == 40000 + 30_000 - 25_536

@@ -97,8 +97,11 @@ def _frame(row: pd.Series, mss: int) -> tuple[bytes, int]:
     src, dst = int(row["src"]), int(row["dst"])
     from_client = int(row["from_end"]) == 0
     conn = int(row["conn"])
-    sport = CLIENT_PORT_BASE + conn if from_client else SERVER_PORT
-    dport = SERVER_PORT if from_client else CLIENT_PORT_BASE + conn
+    # an ephemeral port per connection (wrapping past 65535: a run may open thousands, one
+    # per web page)
+    client_port = CLIENT_PORT_BASE + conn % (65536 - CLIENT_PORT_BASE)
+    sport = client_port if from_client else SERVER_PORT
+    dport = SERVER_PORT if from_client else client_port
     length = int(row["len"])
     opts = _tcp_options(row, bool(flags & SYN), mss)
     off = (20 + len(opts)) // 4

@@ -1,7 +1,8 @@
-//! Transactional applications over one persistent TCP connection: `database` (queries and
-//! responses arriving on their own schedule) and `http` (pages of objects fetched one after the
-//! other, HTTP/1.1 without pipelining, with think time between pages), and the random
-//! distributions their sizes and times are drawn from.
+//! Transactional applications: `database` (queries and responses arriving on their own schedule,
+//! over one persistent TCP connection) and `http` (pages of objects fetched one after the other,
+//! with think time between pages: over one persistent connection, HTTP/1.1 without pipelining,
+//! or over a new connection per page, HTTP/1.0 style), and the random distributions their sizes
+//! and times are drawn from.
 //!
 //! A transaction is a list of exchanges: the client writes a request, the server answers it with
 //! a response once the whole request has arrived, in order. Requests may queue up behind slow
@@ -216,6 +217,30 @@ fn get_dist(
 
 // ------------------------------------------------------------------------------ configuration
 
+/// How an `http` application uses TCP connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HttpConn {
+    /// One connection for every page, opened at the start and closed after the last page
+    /// (HTTP/1.1 keep-alive, no pipelining).
+    Persistent,
+    /// A new connection for each page (HTTP/1.0 style): handshake, the page and its objects in
+    /// turn, then the client closes it; the think time runs, and the next page opens another.
+    /// The objects go one after the other on the page's connection, as on the persistent one,
+    /// so that the two modes differ only by what a connection costs once per page (handshake,
+    /// slow start from the initial window, teardown); a connection per object would pay that
+    /// for every object as well.
+    PerPage,
+}
+
+impl HttpConn {
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpConn::Persistent => "persistent",
+            HttpConn::PerPage => "per_page",
+        }
+    }
+}
+
 /// A transactional application's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TxnKind {
@@ -233,6 +258,7 @@ pub enum TxnKind {
         objects: Dist,
         object_size: Dist,
         think_time: Dist,
+        connection: HttpConn,
     },
 }
 
@@ -253,6 +279,18 @@ impl TxnCfg {
         }
     }
 
+    /// Whether each transaction opens a connection of its own (an `http` application with
+    /// `connection = "per_page"`).
+    pub fn per_page(&self) -> bool {
+        matches!(
+            self.kind,
+            TxnKind::Http {
+                connection: HttpConn::PerPage,
+                ..
+            }
+        )
+    }
+
     pub fn to_json(&self) -> Value {
         let mut v = match &self.kind {
             TxnKind::Database {
@@ -271,6 +309,7 @@ impl TxnCfg {
                 objects,
                 object_size,
                 think_time,
+                connection,
             } => json!({
                 "kind": "http",
                 "request_size": request_size.to_json(),
@@ -278,6 +317,7 @@ impl TxnCfg {
                 "objects": objects.to_json(),
                 "object_size": object_size.to_json(),
                 "think_time": think_time.to_json(),
+                "connection": connection.name(),
             }),
         };
         v["count"] = json!(self.count);
@@ -331,6 +371,18 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
                 Unit::Seconds,
                 Dist::Exponential { mean: think },
             )?,
+            connection: match get_str(m, path, "connection")?.as_deref() {
+                None | Some("persistent") => HttpConn::Persistent,
+                Some("per_page") => HttpConn::PerPage,
+                Some(other) => {
+                    return Err(SimError::invalid(
+                        join(path, "connection"),
+                        format!("{other:?}"),
+                        "\"persistent\" (one connection for every page, HTTP/1.1) or \
+                         \"per_page\" (a new connection for each page, HTTP/1.0 style)",
+                    ))
+                }
+            },
         }
     };
     Ok(TxnCfg {
@@ -383,8 +435,14 @@ pub struct Actions {
     pub server_writes: Vec<u64>,
     /// When to start the next transaction (an application tick).
     pub next_tick: Option<SimTime>,
-    /// Every transaction is done and no more will start: close the connection.
+    /// Every transaction is done and no more will start: close the connection (a persistent
+    /// one; per-page connections are closed page by page).
     pub close: bool,
+    /// A page starts on a connection of its own (`per_page`): open it, then write
+    /// `client_writes` on it.
+    pub open_conn: bool,
+    /// The page on the current per-page connection is done: the client closes that connection.
+    pub close_conn: bool,
 }
 
 impl TxnRt {
@@ -447,6 +505,14 @@ impl TxnRt {
             TxnKind::Http { objects, .. } => objects.sample(&mut self.rng).round().max(0.0) as u64,
             TxnKind::Database { .. } => 0,
         };
+        if cfg.per_page() {
+            // A fresh connection: its byte counts start from zero. Pages do not overlap (the
+            // next starts only after the last one's think time), so nothing is outstanding.
+            debug_assert!(self.to_answer.is_empty() && self.to_finish.is_empty());
+            self.req_written = 0;
+            self.resp_written = 0;
+            act.open_conn = true;
+        }
         let txn = self.txns.len();
         self.txns.push(Txn {
             start: now,
@@ -503,6 +569,7 @@ impl TxnRt {
                     continue;
                 }
                 self.txns[txn].done = Some(client_at);
+                act.close_conn = cfg.per_page();
                 if let TxnKind::Http { think_time, .. } = &cfg.kind {
                     let gap = Dur::from_secs_f64(think_time.sample(&mut self.rng));
                     act.next_tick = Some(client_at + gap);
@@ -612,6 +679,7 @@ mod tests {
                 objects: Dist::Constant(2.0),
                 object_size: Dist::Constant(500.0),
                 think_time: Dist::Constant(10.0),
+                connection: HttpConn::Persistent,
             },
             None,
         );
@@ -646,5 +714,39 @@ mod tests {
             (rt.txns[0].request_bytes, rt.txns[0].response_bytes),
             (900, 2000)
         );
+    }
+
+    #[test]
+    fn per_page_opens_a_connection_per_page_and_counts_its_bytes_from_zero() {
+        let http = cfg(
+            TxnKind::Http {
+                request_size: Dist::Constant(300.0),
+                page_size: Dist::Constant(1000.0),
+                objects: Dist::Constant(1.0),
+                object_size: Dist::Constant(500.0),
+                think_time: Dist::Constant(10.0),
+                connection: HttpConn::PerPage,
+            },
+            Some(2),
+        );
+        let mut rt = TxnRt::new(stream(1, "app:web"));
+        for page in 0..2u64 {
+            let t0 = SimTime(page * 20_000_000_000);
+            let a = rt.tick(&http, SimTime::ZERO, t0);
+            assert!(a.open_conn && !a.close_conn);
+            assert_eq!(a.client_writes, vec![300]);
+            // The byte counts are those of the page's own connection, from zero.
+            assert_eq!(rt.react(&http, 300, 0, t0).server_writes, vec![1000]);
+            let obj = rt.react(&http, 300, 1000, t0);
+            assert_eq!((obj.client_writes, obj.close_conn), (vec![300], false));
+            assert_eq!(rt.react(&http, 600, 1000, t0).server_writes, vec![500]);
+            let done = rt.react(&http, 600, 1500, SimTime(t0.0 + 7));
+            assert!(done.close_conn && !done.close && !done.open_conn);
+            assert_eq!(done.next_tick, Some(SimTime(t0.0 + 7 + 10_000_000_000)));
+        }
+        // The count is reached: nothing opens, and the application is done.
+        let end = rt.tick(&http, SimTime::ZERO, SimTime(40_000_000_000));
+        assert!(end.close && !end.open_conn && end.client_writes.is_empty());
+        assert!(rt.txns.iter().all(|t| t.response_bytes == 1500));
     }
 }

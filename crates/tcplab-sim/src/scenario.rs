@@ -95,7 +95,8 @@ pub enum AppKind {
         interval: Dur,
         stop: Option<Dur>,
     },
-    /// Transactions over one persistent connection: `database` or `http` (see [`crate::apps`]).
+    /// Transactions: `database` or `http`, over one persistent connection or (`http` with
+    /// `connection = "per_page"`) a connection per page (see [`crate::apps`]).
     Txn(TxnCfg),
     /// UDP datagrams from client to server, constant or on-off (see [`crate::udp`]).
     Udp(UdpCfg),

@@ -17,7 +17,7 @@ use crate::loss::ErrorModel;
 use crate::output::{Column, SimOutput, Table};
 use crate::packet::{Packet, UDP};
 use crate::rng::stream;
-use crate::scenario::{AppKind, Scenario};
+use crate::scenario::{AppCfg, AppKind, Scenario};
 use crate::series::{DelayHistColumns, SeriesColumns};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, SSTHRESH_UNLIMITED};
 use crate::time::{Dur, SimTime};
@@ -32,7 +32,11 @@ struct Held {
 }
 
 struct AppRt {
+    /// The application's current connection (its only one, except an `http` application with
+    /// a connection per page).
     conn: u32,
+    /// Every connection the application has had, in order (page k's is `conns[k]`).
+    conns: Vec<u32>,
     started: Option<SimTime>,
     responded: bool,
     done_at: Option<SimTime>,
@@ -47,6 +51,13 @@ struct AppRt {
     txn: Option<Box<TxnRt>>,
     /// The datagrams of a `udp` application (its connection's endpoints stay unused).
     udp: Option<Box<UdpRt>>,
+}
+
+/// A TCP connection: its client's and server's endpoints, and the application it belongs to
+/// (kept beside the endpoints, so that finding it costs no lookup of its own per packet).
+struct Conn {
+    ends: [Endpoint; 2],
+    app: u32,
 }
 
 /// What endpoints borrow while they run: the clock and queue, their output, and the logs.
@@ -76,7 +87,10 @@ pub struct Sim<'s> {
     w: World,
     routes: Routes,
     dirs: Vec<LinkDir>,
-    conns: Vec<[Endpoint; 2]>,
+    /// Every connection, by its number (`Packet::conn`, the tables' `conn`). Application i
+    /// owns connection i from the set-up; connections opened while the run goes on (a page
+    /// each) come after them.
+    conns: Vec<Conn>,
     apps: Vec<AppRt>,
     /// Per node: the packets its processing delay holds, and that delay.
     held: Vec<Held>,
@@ -167,24 +181,10 @@ impl<'s> Sim<'s> {
                 }
             }
             let conn = conns.len() as u32;
-            let cc_path = format!("apps[{i}].tcp.cc_params");
-            let lr_path = format!("apps[{i}].tcp.lr_params");
-            let mk = |end: u8, node: usize, peer: usize| -> SimResult<Endpoint> {
-                let c = cc::build(&a.tcp.congestion_control, &a.tcp.cc_params, &cc_path)?;
-                let r = recovery::build(&a.tcp.loss_recovery, &a.tcp.lr_params, &lr_path)?;
-                Ok(Endpoint::new(
-                    conn,
-                    end,
-                    node as u16,
-                    peer as u16,
-                    a.tcp.clone(),
-                    c,
-                    r,
-                ))
-            };
-            let mut server = mk(1, a.server, a.client)?;
-            server.listen();
-            conns.push([mk(0, a.client, a.server)?, server]);
+            conns.push(Conn {
+                ends: endpoints(a, i, conn)?,
+                app: i as u32,
+            });
             let sender = match a.kind {
                 AppKind::Ftp { .. } | AppKind::Txn(_) => 1,
                 AppKind::Bulk { .. } | AppKind::Cbr { .. } | AppKind::Udp(_) => 0,
@@ -195,6 +195,7 @@ impl<'s> Sim<'s> {
                 .then(|| Box::new(TxnRt::new(stream(seed, &format!("app:{}", a.name)))));
             apps.push(AppRt {
                 conn,
+                conns: vec![conn],
                 started: None,
                 responded: false,
                 done_at: None,
@@ -326,7 +327,7 @@ impl<'s> Sim<'s> {
             }
             let mut ctx = self.w.ctx();
             let p = &self.dirs[dir].head().expect("head checked above").pkt;
-            self.conns[conn][end].on_segment(p, &mut ctx);
+            self.conns[conn].ends[end].on_segment(p, &mut ctx);
             self.dirs[dir].take_head();
             self.after(conn);
             return;
@@ -363,13 +364,14 @@ impl<'s> Sim<'s> {
     fn arrive(&mut self, node: u16, p: &Packet) {
         if node == p.dst && p.is(UDP) {
             let now = self.now();
-            if let Some(u) = self.apps[p.conn as usize].udp.as_deref_mut() {
+            let app = self.conns[p.conn as usize].app as usize;
+            if let Some(u) = self.apps[app].udp.as_deref_mut() {
                 u.arrived(SimTime(p.ts_val), now);
             }
         } else if node == p.dst {
             let conn = p.conn as usize;
             let mut ctx = self.w.ctx();
-            self.conns[conn][p.to_end as usize].on_segment(p, &mut ctx);
+            self.conns[conn].ends[p.to_end as usize].on_segment(p, &mut ctx);
             self.after(conn);
         } else if !self.filters.is_empty() && self.filtered(node, p) {
             // dropped by the node's packet filter
@@ -396,7 +398,7 @@ impl<'s> Sim<'s> {
         let Some(f) = self.filters[node as usize].as_deref_mut() else {
             return false;
         };
-        let app = p.conn as usize;
+        let app = self.conns[p.conn as usize].app as usize;
         let protocol = if p.is(UDP) {
             Protocol::Udp
         } else {
@@ -495,7 +497,7 @@ impl<'s> Sim<'s> {
 
     fn on_timer(&mut self, conn: usize, end: u8, kind: TimerKind) -> bool {
         let mut ctx = self.w.ctx();
-        let fired = self.conns[conn][end as usize].on_timer(kind, &mut ctx);
+        let fired = self.conns[conn].ends[end as usize].on_timer(kind, &mut ctx);
         if fired {
             self.after(conn);
         }
@@ -508,7 +510,7 @@ impl<'s> Sim<'s> {
         let conn = self.apps[app].conn as usize;
         self.apps[app].started = Some(now);
         let mut ctx = self.w.ctx();
-        let client = &mut self.conns[conn][0];
+        let client = &mut self.conns[conn].ends[0];
         match a.kind {
             AppKind::Udp(_) => {
                 // No connection: the source's ticks send datagrams straight to the network.
@@ -523,6 +525,11 @@ impl<'s> Sim<'s> {
                 if size.is_some() {
                     client.app_close(&mut ctx);
                 }
+            }
+            AppKind::Txn(ref cfg) if cfg.per_page() => {
+                // Each page opens its own connection when it starts (the first tick).
+                ctx.q.schedule(now, Event::AppTick { app: app as u32 });
+                return;
             }
             AppKind::Cbr { .. } | AppKind::Txn(_) => {
                 ctx.q.schedule(now, Event::AppTick { app: app as u32 });
@@ -545,19 +552,49 @@ impl<'s> Sim<'s> {
         };
         let act = txn.tick(cfg, started, now);
         self.apply(app, act);
-        self.after(app);
+        self.after(self.apps[app].conn as usize);
+    }
+
+    /// A page of application `app` starts on a connection of its own: the application's
+    /// set-up connection for its first page, a new one for every later page. It becomes the
+    /// application's current connection.
+    fn open_page_conn(&mut self, app: usize) {
+        let rt = &mut self.apps[app];
+        let first = rt.txn.as_ref().is_some_and(|t| t.txns.len() <= 1);
+        if first {
+            return; // the set-up connection, still unused
+        }
+        let conn = self.conns.len() as u32;
+        let ends = endpoints(&self.sc.apps[app], app, conn)
+            .expect("the same settings built the set-up connection");
+        self.conns.push(Conn {
+            ends,
+            app: app as u32,
+        });
+        self.last_rows.push(None);
+        rt.conn = conn;
+        rt.conns.push(conn);
     }
 
     /// Carry out what a transactional application decided.
     fn apply(&mut self, app: usize, act: Actions) {
+        if act.open_conn {
+            self.open_page_conn(app);
+        }
         let conn = self.apps[app].conn as usize;
         let mut ctx = self.w.ctx();
-        let [client, server] = &mut self.conns[conn];
+        let [client, server] = &mut self.conns[conn].ends;
         for n in act.client_writes {
             client.app_write(Some(n), &mut ctx);
         }
         for n in act.server_writes {
             server.app_write(Some(n), &mut ctx);
+        }
+        if act.open_conn {
+            client.connect(&mut ctx); // the request goes out once the handshake is done
+        }
+        if act.close_conn {
+            client.app_close(&mut ctx); // the page is done: the client hangs up
         }
         if let Some(t) = act.next_tick {
             ctx.q.schedule(t, Event::AppTick { app: app as u32 });
@@ -569,7 +606,9 @@ impl<'s> Sim<'s> {
                 .txn
                 .as_ref()
                 .and_then(|t| t.txns.iter().filter_map(|x| x.done).max());
-            client.app_close(&mut ctx);
+            if !per_page(&self.sc.apps[app]) {
+                client.app_close(&mut ctx); // (per page: each closed when its page was done)
+            }
         }
     }
 
@@ -633,7 +672,7 @@ impl<'s> Sim<'s> {
         let conn = self.apps[app].conn as usize;
         let started = self.apps[app].started.unwrap_or(SimTime::ZERO);
         let mut ctx = self.w.ctx();
-        let client = &mut self.conns[conn][0];
+        let client = &mut self.conns[conn].ends[0];
         if stop.is_some_and(|d| now >= started + d) {
             if !self.apps[app].client_closed {
                 self.apps[app].client_closed = true;
@@ -654,12 +693,13 @@ impl<'s> Sim<'s> {
     /// After an endpoint ran: send what it emitted, let the applications react, trace.
     fn after(&mut self, conn: usize) {
         self.flush();
-        let app = conn; // one connection per application
+        let Conn { ends, app } = &mut self.conns[conn];
+        let app = *app as usize;
+        let [client, server] = ends;
         let sc: &'s Scenario = self.sc;
         let a = &sc.apps[app];
         let rt = &mut self.apps[app];
         let mut ctx = self.w.ctx();
-        let [client, server] = &mut self.conns[conn];
         let mut txn_act = None;
         match &a.kind {
             &AppKind::Ftp { size, request_size } => {
@@ -695,6 +735,17 @@ impl<'s> Sim<'s> {
                 }
             }
             AppKind::Udp(_) => {} // no connection: its datagrams bypass the endpoints
+            AppKind::Txn(cfg) if cfg.per_page() => {
+                // A page's connection (this page's or an earlier one finishing its close):
+                // the server closes its side when the client's FIN arrives.
+                if server.peer_fin && !server.app_closed() {
+                    server.app_close(&mut ctx);
+                }
+                if let Some(txn) = rt.txn.as_deref_mut().filter(|_| conn == rt.conn as usize) {
+                    let at = client.last_delivery;
+                    txn_act = Some(txn.react(cfg, server.delivered, client.delivered, at));
+                }
+            }
             AppKind::Txn(cfg) => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true; // the server's side of the close
@@ -728,9 +779,10 @@ impl<'s> Sim<'s> {
     }
 
     fn row(&self, conn: usize) -> TraceRow {
-        let s = self.apps[conn].sender as usize;
-        let snd = &self.conns[conn][s];
-        let rcv = &self.conns[conn][1 - s];
+        let Conn { ends, app } = &self.conns[conn];
+        let s = self.apps[*app as usize].sender as usize;
+        let snd = &ends[s];
+        let rcv = &ends[1 - s];
         let (bwe, rtt_min) = snd.cc_bandwidth_estimate().unwrap_or((f64::NAN, None));
         TraceRow {
             end: s as u8,
@@ -774,15 +826,25 @@ impl<'s> Sim<'s> {
 
     fn on_sample(&mut self) {
         for c in 0..self.conns.len() {
-            if self.apps[c].udp.is_none() {
+            let Conn { ends: [a, b], app } = &self.conns[c];
+            let app = *app as usize;
+            // A page's connection is sampled while it is open (an application may have
+            // hundreds); every other connection at every sample.
+            let page_done = per_page(&self.sc.apps[app]) && a.is_closed() && b.is_closed();
+            if self.apps[app].udp.is_none() && !page_done {
                 self.record(c, true);
             }
         }
         let active = self
             .conns
             .iter()
-            .zip(&self.apps)
-            .any(|([a, b], rt)| rt.udp.is_none() && !(a.is_closed() && b.is_closed()));
+            .any(|Conn { ends: [a, b], app }| {
+                self.apps[*app as usize].udp.is_none() && !(a.is_closed() && b.is_closed())
+            })
+            // an application between two pages, each on a connection of its own
+            || self.sc.apps.iter().zip(&self.apps).any(|(a, rt)| {
+                per_page(a) && rt.started.is_some() && rt.done_at.is_none()
+            });
         if active {
             if let Some(iv) = self.sc.output.trace_interval {
                 let at = self.now() + iv;
@@ -833,19 +895,34 @@ impl<'s> Sim<'s> {
             }
             v
         };
+        // Application by application; a connection per page is `<app>#<page>`, with its
+        // application and its number in the tables' `conn` column.
         let connections: Vec<Value> = self
-            .conns
+            .sc
+            .apps
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| self.apps[i].udp.is_none()) // a udp application has no connection
-            .map(|(i, [c, s])| {
-                let a = &self.sc.apps[i];
-                let mut v = json!({
-                    "name": a.name,
-                    "profile": a.profile,
-                    "congestion_control": c.cc_name(),
-                    "loss_recovery": c.recovery_name(),
-                });
+            .zip(&self.apps)
+            .filter(|(_, rt)| rt.udp.is_none()) // a udp application has no connection
+            .flat_map(|(a, rt)| rt.conns.iter().enumerate().map(move |(k, &i)| (a, k, i)))
+            .map(|(a, k, i)| {
+                let [c, s] = &self.conns[i as usize].ends;
+                let mut v = if per_page(a) {
+                    json!({
+                        "name": format!("{}#{k}", a.name),
+                        "app": a.name,
+                        "conn": i,
+                        "profile": a.profile,
+                        "congestion_control": c.cc_name(),
+                        "loss_recovery": c.recovery_name(),
+                    })
+                } else {
+                    json!({
+                        "name": a.name,
+                        "profile": a.profile,
+                        "congestion_control": c.cc_name(),
+                        "loss_recovery": c.recovery_name(),
+                    })
+                };
                 // Assigned, not interpolated: json! would serialise each Value into a copy.
                 v["client"] = ep_json(c);
                 v["server"] = ep_json(s);
@@ -903,7 +980,12 @@ impl<'s> Sim<'s> {
                     (Some(s), Some(d)) => Some(d.since(s).as_secs_f64()),
                     _ => None,
                 };
-                let recv = &self.conns[rt.conn as usize][1 - rt.sender as usize];
+                // what the receiving end got, over all the application's connections
+                let received: u64 = rt
+                    .conns
+                    .iter()
+                    .map(|&c| self.conns[c as usize].ends[1 - rt.sender as usize].delivered)
+                    .sum();
                 if let (AppKind::Udp(cfg), Some(u)) = (&a.kind, rt.udp.as_deref()) {
                     let got = u.received * cfg.packet_size;
                     let span = rt.started.map(|s| end.since(s).as_secs_f64().max(1e-12));
@@ -926,7 +1008,7 @@ impl<'s> Sim<'s> {
                 let goodput = match (rt.started, resp) {
                     (_, Some(r)) => bytes.map(|b| b as f64 / r),
                     (Some(s), None) => {
-                        Some(recv.delivered as f64 / end.since(s).as_secs_f64().max(1e-12))
+                        Some(received as f64 / end.since(s).as_secs_f64().max(1e-12))
                     }
                     _ => None,
                 };
@@ -934,7 +1016,7 @@ impl<'s> Sim<'s> {
                     "name": a.name,
                     "kind": kind,
                     "bytes": bytes,
-                    "bytes_received": recv.delivered,
+                    "bytes_received": received,
                     "start_s": start,
                     "end_s": rt.done_at.map(|t| t.as_secs_f64()),
                     "completed": rt.done_at.is_some(),
@@ -1041,6 +1123,34 @@ impl<'s> Sim<'s> {
         }
         SimOutput { summary, tables }
     }
+}
+
+/// The two endpoints of connection `conn` of application `a` (`apps[i]`, for errors): the
+/// client's, and the server's, listening.
+fn endpoints(a: &AppCfg, i: usize, conn: u32) -> SimResult<[Endpoint; 2]> {
+    let cc_path = format!("apps[{i}].tcp.cc_params");
+    let lr_path = format!("apps[{i}].tcp.lr_params");
+    let mk = |end: u8, node: usize, peer: usize| -> SimResult<Endpoint> {
+        let c = cc::build(&a.tcp.congestion_control, &a.tcp.cc_params, &cc_path)?;
+        let r = recovery::build(&a.tcp.loss_recovery, &a.tcp.lr_params, &lr_path)?;
+        Ok(Endpoint::new(
+            conn,
+            end,
+            node as u16,
+            peer as u16,
+            a.tcp.clone(),
+            c,
+            r,
+        ))
+    };
+    let mut server = mk(1, a.server, a.client)?;
+    server.listen();
+    Ok([mk(0, a.client, a.server)?, server])
+}
+
+/// Whether application `a` opens a connection per page (`http`, `connection = "per_page"`).
+fn per_page(a: &AppCfg) -> bool {
+    matches!(&a.kind, AppKind::Txn(c) if c.per_page())
 }
 
 /// Run a scenario.

@@ -54,9 +54,15 @@ def _conns(trace: pd.DataFrame) -> list[tuple[int, int]]:
     return [(int(c), int(e)) for c, e in pairs.itertuples(index=False)]
 
 
-def _names(result: Any) -> list[str]:
+def _names(result: Any) -> dict[int, str]:
+    """Each connection's name by its number in the tables: application i's own is i; the
+    connections an `http` application opens per page carry theirs (`conn`, `<app>#<k>`)."""
     apps = result.summary.get("apps", [])
-    return [str(a.get("name", i)) for i, a in enumerate(apps)]
+    names = {i: str(a.get("name", i)) for i, a in enumerate(apps)}
+    for c in result.summary.get("connections", []):
+        if "conn" in c:
+            names[int(c["conn"])] = str(c.get("name"))
+    return names
 
 
 def plot_windows(result: Any) -> Figure:
@@ -94,7 +100,7 @@ def plot_windows(result: Any) -> Figure:
             if len(retx):
                 ax.plot(retx, np.zeros(len(retx)), "|", color="#000000", ms=10, clip_on=False,
                         label=f"retransmission ({len(retx)})")  # fmt: skip
-        name = names[conn] if conn < len(names) else str(conn)
+        name = names.get(conn, str(conn))
         ax.set_title(f"{name}: data sender (end {end}) windows", loc="left", fontsize=10)
         ax.set_ylabel("kB")
         ax.set_ylim(bottom=0)
@@ -131,7 +137,7 @@ def plot_time_sequence(result: Any) -> Figure:
         else:
             assert trace is not None
             _ts_from_trace(ax, trace, _table(traces, "events"), conn, end)
-        name = names[conn] if conn < len(names) else str(conn)
+        name = names.get(conn, str(conn))
         ax.set_title(f"{name}: time-sequence (data sender end {end})", loc="left", fontsize=10)
         ax.set_ylabel("sequence (kB from the first data byte)")
         ax.grid(alpha=0.3)

@@ -594,6 +594,11 @@ impl Endpoint {
         self.try_send(ctx);
     }
 
+    /// Whether the application has closed its sending side.
+    pub fn app_closed(&self) -> bool {
+        self.app_closed
+    }
+
     /// Bytes written by the application and not yet acknowledged by the peer.
     pub fn unacked_app_bytes(&self) -> u64 {
         let acked_data = self.snd_una.saturating_sub(1);
