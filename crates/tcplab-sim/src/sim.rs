@@ -331,6 +331,16 @@ impl<'s> Sim<'s> {
             self.after(conn);
             return;
         }
+        if !head.corrupted
+            && head.pkt.dst != d.to
+            && self.filters.is_empty()
+            && self.held[d.to as usize].delay == Dur::ZERO
+        {
+            let next = self.routes.next_hop(d.to as usize, head.pkt.dst as usize);
+            if next != NO_ROUTE && next as usize != dir {
+                return self.pass_on(dir, next);
+            }
+        }
         let Some(f) = self.dirs[dir].take_head() else {
             return;
         };
@@ -356,6 +366,32 @@ impl<'s> Sim<'s> {
         }
         let at = self.dirs[dir].to;
         self.arrive(at, &f.pkt);
+    }
+
+    /// The head frame of `dir` reaches a node that passes it on to direction `next` (not
+    /// `dir`): it is offered to `next` straight from `dir`'s FIFO, not copied out, with the
+    /// events in the order of the general path of `on_deliver` (which takes the head first:
+    /// taking it later changes nothing, `next` being another direction).
+    #[inline(never)]
+    fn pass_on(&mut self, dir: usize, next: u32) {
+        if let Some(n) = self.dirs[dir].second_arrival() {
+            self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+        }
+        let now = self.now();
+        let [from, to] = self
+            .dirs
+            .get_disjoint_mut([dir, next as usize])
+            .expect("two different directions");
+        let p = &from.head().expect("a head frame").pkt;
+        let offer = to.offer(now, p);
+        if offer == Offer::QueueDrop {
+            let p = *p;
+            from.take_head();
+            self.log_queue_drop(now, next, &p);
+        } else {
+            from.take_head();
+            self.offered(next, offer);
+        }
     }
 
     /// A packet reaches `node`. Packets are passed by reference from here on: a packet is
@@ -442,31 +478,44 @@ impl<'s> Sim<'s> {
             return;
         }
         let now = self.now();
-        match self.dirs[dir as usize].offer(now, p) {
-            Offer::QueueDrop => {
-                if let Some(ev) = self.w.events.as_mut() {
-                    ev.push(
-                        now,
-                        p.conn,
-                        1 - p.to_end,
-                        "drop_queue",
-                        p.seq,
-                        self.dirs[dir as usize].name.clone(),
-                    );
-                }
-                if let Some(pl) = self.w.packets.as_mut() {
-                    pl.push(now, "drop_queue", &self.dirs[dir as usize].name, p);
-                }
-            }
-            Offer::Accepted {
-                arrival,
-                head_changed,
-            } => {
-                if head_changed {
-                    self.w.q.schedule(arrival, Event::LinkDeliver { dir });
-                }
-            }
-            Offer::Queued => {}
+        let offer = self.dirs[dir as usize].offer(now, p);
+        if offer == Offer::QueueDrop {
+            self.log_queue_drop(now, dir, p);
+        } else {
+            self.offered(dir, offer);
+        }
+    }
+
+    /// After `dir` accepted a frame: the delivery event of a new head frame, CoDel's drops.
+    #[inline(always)]
+    fn offered(&mut self, dir: u32, offer: Offer) {
+        if let Offer::Accepted {
+            arrival,
+            head_changed: true,
+        } = offer
+        {
+            self.w.q.schedule(arrival, Event::LinkDeliver { dir });
+        }
+        if self.dirs[dir as usize].has_codel() {
+            self.log_late_drops(dir as usize);
+        }
+    }
+
+    /// `dir`'s queue refused `p` at `now`: the logs, and CoDel's drops.
+    #[cold]
+    fn log_queue_drop(&mut self, now: SimTime, dir: u32, p: &Packet) {
+        if let Some(ev) = self.w.events.as_mut() {
+            ev.push(
+                now,
+                p.conn,
+                1 - p.to_end,
+                "drop_queue",
+                p.seq,
+                self.dirs[dir as usize].name.clone(),
+            );
+        }
+        if let Some(pl) = self.w.packets.as_mut() {
+            pl.push(now, "drop_queue", &self.dirs[dir as usize].name, p);
         }
         if self.dirs[dir as usize].has_codel() {
             self.log_late_drops(dir as usize);
