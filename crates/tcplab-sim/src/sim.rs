@@ -707,29 +707,30 @@ impl<'s> Sim<'s> {
         let sc: &'s Scenario = self.sc;
         let a = &sc.apps[app];
         let rt = &mut self.apps[app];
-        let mut ctx = self.w.ctx();
+        // The context is made only where an endpoint is called: most calls change nothing.
+        let w = &mut self.w;
         let [client, server] = &mut self.conns[conn];
         let mut txn_act = None;
         match &a.kind {
             &AppKind::Ftp { size, request_size } => {
                 if !rt.responded && server.delivered >= request_size {
                     rt.responded = true;
-                    server.app_write(Some(size), &mut ctx);
-                    server.app_close(&mut ctx);
+                    server.app_write(Some(size), &mut w.ctx());
+                    server.app_close(&mut w.ctx());
                 }
                 if rt.done_at.is_none() && rt.responded && client.delivered >= size {
                     rt.done_at = Some(client.last_delivery);
                 }
                 if client.peer_fin && !rt.client_closed {
                     rt.client_closed = true;
-                    client.app_close(&mut ctx);
+                    client.app_close(&mut w.ctx());
                 }
             }
             AppKind::Cbr { .. } => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true;
                     rt.done_at = Some(server.last_delivery);
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
             }
             &AppKind::Bulk { size } => {
@@ -740,14 +741,14 @@ impl<'s> Sim<'s> {
                 }
                 if server.peer_fin && !rt.client_closed {
                     rt.client_closed = true;
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
             }
             AppKind::Udp(_) => {} // no connection: its datagrams bypass the endpoints
             AppKind::Txn(cfg) => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true; // the server's side of the close
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
                 if let Some(txn) = rt.txn.as_deref_mut() {
                     let at = client.last_delivery;
