@@ -17,6 +17,7 @@ use crate::aqm::{Red, RedDrop};
 use crate::codel::{CoDelQueue, Pending};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
+use crate::ring::Ring;
 use crate::series::LinkSeries;
 use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
 
@@ -104,7 +105,7 @@ pub enum Offer {
     Queued,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight {
     pub arrival: SimTime,
     pub corrupted: bool,
@@ -142,7 +143,7 @@ pub struct LinkDir {
     /// Frames accepted whose transmission has not started: (start time, wire bytes).
     waiting: VecDeque<(SimTime, u32)>,
     waiting_bytes: u64,
-    in_flight: VecDeque<InFlight>,
+    in_flight: Ring<InFlight>,
     /// When the queue is logged (`output.queues`): every change of the waiting queue as
     /// (time, frames, bytes) deltas, a frame counted from its arrival to the start of its
     /// transmission. Kept as deltas because a frame's start is known when it is queued.
@@ -189,7 +190,7 @@ impl LinkDir {
             },
             waiting: VecDeque::new(),
             waiting_bytes: 0,
-            in_flight: VecDeque::new(),
+            in_flight: Ring::default(),
             qlog: None,
             qlog_max: 0,
             qlog_dropped: 0,
@@ -387,11 +388,12 @@ impl LinkDir {
         }
         let arrival = self.busy_until + self.delay;
         let head_changed = self.in_flight.is_empty();
-        self.in_flight.push_back(InFlight {
+        // Written in its slot, not built aside and copied (see `Ring`).
+        *self.in_flight.push_slot() = InFlight {
             arrival,
             corrupted,
             pkt: *pkt,
-        });
+        };
         Offer::Accepted {
             arrival,
             head_changed,
