@@ -1292,7 +1292,9 @@ impl Endpoint {
             self.snd_wl2 = ack;
         }
         // What this ACK delivers is recorded from here on (SACK blocks, then the cumulative ACK).
-        self.sb.take_delivery();
+        // The record is empty here: only `sack` and `ack_to` fill it, both below, and every
+        // ACK that reaches this point ends in `after_ack`, which takes it.
+        debug_assert_eq!(*self.sb.delivery(), Delivery::default());
         self.ack_rtt = None;
         let lost_before = self.sb.lost_marked_total();
         let prior_flight = self.flight();
