@@ -104,10 +104,10 @@ impl Heap {
         Some(top)
     }
 
-    /// The smallest key, or `EMPTY` when there is none.
+    /// The smallest key, or `u128::MAX` (no event's) when there is none.
     #[inline]
     fn min_key(&self) -> u128 {
-        self.v.first().map_or(EMPTY, |e| e.key)
+        self.v.first().map_or(u128::MAX, |e| e.key)
     }
 
     fn is_empty(&self) -> bool {
@@ -115,21 +115,26 @@ impl Heap {
     }
 }
 
-/// The key of an empty slot: no event has it (its counter would have to reach `u64::MAX`).
-const EMPTY: u128 = u128::MAX;
+/// How many events wait beside the heap (see [`EventQueue`]).
+const NEAR: usize = 3;
 
-/// The event queue: the heap, and beside it one slot that holds an event outside the heap.
+/// The event queue: the heap, and beside it the few earliest events scheduled since they last
+/// left it, sorted.
 ///
-/// Most events schedule the next one themselves, often the very next one to run (the next frame
-/// of a link, the frame a router has just passed on): it waits in the slot, and popping it costs
-/// one comparison with the heap's top instead of a push and a pop. The slot keeps the smaller of
-/// its event and a newly scheduled one, the other goes to the heap; a pop takes whichever of the
-/// slot and the heap's top has the smaller key. Keys are unique, so the order of events is
-/// exactly that of one heap holding them all.
+/// Most events schedule the next ones themselves, and the events pending at any time are few
+/// (the head frame of each busy link direction, armed timers): in a single flow they all fit
+/// beside the heap, where taking the earliest is a comparison with the heap's top and a shift
+/// of at most two entries, instead of a sift-down (and a sift-up when it was pushed). A new
+/// event goes beside the heap if it is earlier than the last one there (which then moves to the
+/// heap when there is no room), else to the heap; a pop takes whichever of the first one there
+/// and the heap's top has the smaller key. Keys are unique, so the order of events is exactly
+/// that of one heap holding them all.
 #[derive(Debug)]
 pub struct EventQueue {
     heap: Heap,
-    slot: Entry,
+    /// `near[..n_near]`: events outside the heap, by increasing key.
+    near: [Entry; NEAR],
+    n_near: usize,
     seq: u64,
     now: SimTime,
     popped: u64,
@@ -139,10 +144,11 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             heap: Heap::default(),
-            slot: Entry {
-                key: EMPTY,
+            near: [Entry {
+                key: 0,
                 ev: Event::Stop,
-            },
+            }; NEAR],
+            n_near: 0,
             seq: 0,
             now: SimTime::ZERO,
             popped: 0,
@@ -175,22 +181,35 @@ impl EventQueue {
             key: (u128::from(time.0) << 64) | u128::from(self.seq),
             ev,
         };
-        if e.key < self.slot.key {
-            let old = std::mem::replace(&mut self.slot, e);
-            if old.key != EMPTY {
-                self.heap.push(old);
+        let mut n = self.n_near;
+        if n == NEAR {
+            if e.key > self.near[NEAR - 1].key {
+                self.heap.push(e);
+                return;
             }
-        } else {
-            self.heap.push(e);
+            self.heap.push(self.near[NEAR - 1]);
+            n -= 1;
         }
+        // Insertion into the sorted entries (a new event is usually the latest: no shift).
+        let mut i = n;
+        while i > 0 && self.near[i - 1].key > e.key {
+            self.near[i] = self.near[i - 1];
+            i -= 1;
+        }
+        self.near[i] = e;
+        self.n_near = n + 1;
     }
 
     /// Take the next event, advancing the clock. `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = if self.slot.key < self.heap.min_key() {
-            let e = self.slot;
-            self.slot.key = EMPTY;
+        let n = self.n_near;
+        let e = if n > 0 && self.near[0].key < self.heap.min_key() {
+            let e = self.near[0];
+            for i in 1..n {
+                self.near[i - 1] = self.near[i];
+            }
+            self.n_near = n - 1;
             e
         } else {
             self.heap.pop()?
@@ -203,7 +222,7 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slot.key == EMPTY && self.heap.is_empty()
+        self.n_near == 0 && self.heap.is_empty()
     }
 }
 
