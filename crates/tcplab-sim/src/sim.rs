@@ -75,6 +75,11 @@ pub struct Sim<'s> {
     sc: &'s Scenario,
     w: World,
     routes: Routes,
+    /// The last `(destination, next hop)` looked up by each node (`forward`) and for the
+    /// frames of each link direction (`on_deliver`): the routes never change during a run,
+    /// and most frames go where the one before went.
+    node_hop: Vec<(u32, u32)>,
+    dir_hop: Vec<(u32, u32)>,
     dirs: Vec<LinkDir>,
     conns: Vec<[Endpoint; 2]>,
     apps: Vec<AppRt>,
@@ -221,6 +226,8 @@ impl<'s> Sim<'s> {
                     .then(|| PacketLog::with_cap(Cap::new(out.max_rows))),
             },
             routes,
+            node_hop: vec![(u32::MAX, NO_ROUTE); sc.nodes.len()],
+            dir_hop: vec![(u32::MAX, NO_ROUTE); dirs.len()],
             dirs,
             last_rows: vec![None; conns.len()],
             conns,
@@ -336,7 +343,12 @@ impl<'s> Sim<'s> {
             && self.filters.is_empty()
             && self.held[d.to as usize].delay == Dur::ZERO
         {
-            let next = self.routes.next_hop(d.to as usize, head.pkt.dst as usize);
+            let next = remembered_hop(
+                &mut self.dir_hop[dir],
+                &self.routes,
+                d.to as usize,
+                head.pkt.dst as usize,
+            );
             if next != NO_ROUTE && next as usize != dir {
                 return self.pass_on(dir, next);
             }
@@ -473,7 +485,12 @@ impl<'s> Sim<'s> {
     }
 
     fn forward(&mut self, node: u16, p: &Packet) {
-        let dir = self.routes.next_hop(node as usize, p.dst as usize);
+        let dir = remembered_hop(
+            &mut self.node_hop[node as usize],
+            &self.routes,
+            node as usize,
+            p.dst as usize,
+        );
         if dir == NO_ROUTE {
             return;
         }
@@ -1085,6 +1102,16 @@ impl<'s> Sim<'s> {
         }
         SimOutput { summary, tables }
     }
+}
+
+/// `routes.next_hop(at, dst)`, remembered in `memo` for the next look-up with the same `dst`
+/// (a memo is used for one `at` only).
+#[inline]
+fn remembered_hop(memo: &mut (u32, u32), routes: &Routes, at: usize, dst: usize) -> u32 {
+    if memo.0 != dst as u32 {
+        *memo = (dst as u32, routes.next_hop(at, dst));
+    }
+    memo.1
 }
 
 /// Run a scenario.
