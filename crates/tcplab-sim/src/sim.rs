@@ -332,8 +332,7 @@ impl<'s> Sim<'s> {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
             }
             let mut ctx = self.w.ctx();
-            let p = &self.dirs[dir].head().expect("head checked above").pkt;
-            self.conns[conn][end].on_segment(p, &mut ctx);
+            self.conns[conn][end].on_segment(&head.pkt, &mut ctx);
             self.dirs[dir].take_head();
             self.after(conn);
             return;
