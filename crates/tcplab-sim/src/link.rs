@@ -11,8 +11,6 @@
 //! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
 //! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
 
-use std::collections::VecDeque;
-
 use crate::aqm::{Red, RedDrop};
 use crate::codel::{CoDelQueue, Pending};
 use crate::loss::{ErrorModel, FrameInfo};
@@ -141,7 +139,7 @@ pub struct LinkDir {
     /// one multiplication, the same value as `serialization` gives; 0 when it does not.
     ns_per_byte: u64,
     /// Frames accepted whose transmission has not started: (start time, wire bytes).
-    waiting: VecDeque<(SimTime, u32)>,
+    waiting: Ring<(SimTime, u32)>,
     waiting_bytes: u64,
     in_flight: Ring<InFlight>,
     /// When the queue is logged (`output.queues`): every change of the waiting queue as
@@ -188,7 +186,7 @@ impl LinkDir {
                 r if (8 * NS_PER_SEC).is_multiple_of(r) => 8 * NS_PER_SEC / r,
                 _ => 0,
             },
-            waiting: VecDeque::new(),
+            waiting: Ring::default(),
             waiting_bytes: 0,
             in_flight: Ring::default(),
             qlog: None,

@@ -1,8 +1,9 @@
-//! The first-in first-out queue of a link direction's frames in flight: a ring of slots whose
-//! number is a power of two. A new frame is written straight into its slot (`push_slot`), after
-//! the ring has grown if it had to: with `VecDeque::push_back` the compiler builds the frame
-//! on the stack first and copies it again, since growing might touch the packet it is copied
-//! from.
+//! The first-in first-out queues of a link direction (its frames in flight, its waiting
+//! frames): a ring of slots whose number is a power of two, so that a position is masked into
+//! place rather than compared with the capacity and wrapped. A new item can be written straight
+//! into its slot (`push_slot`), after the ring has grown if it had to: with
+//! `VecDeque::push_back` the compiler builds a frame on the stack first and copies it again,
+//! since growing might touch the packet it is copied from.
 
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
