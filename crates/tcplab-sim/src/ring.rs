@@ -52,7 +52,11 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline]
     pub fn front(&self) -> Option<&T> {
-        self.get(0)
+        if self.len > 0 {
+            Some(&self.buf[self.head])
+        } else {
+            None
+        }
     }
 
     /// Append an item and return its slot, to be written by the caller (it holds a stale item).
