@@ -1291,6 +1291,22 @@ impl Endpoint {
             self.snd_wl1 = p.seq;
             self.snd_wl2 = ack;
         }
+        if ack == self.snd_una
+            && ack == self.snd_max
+            && p.n_sack == 0
+            && !self.in_recovery
+            && !self.rec_timers
+            && !self.cc_delivery
+        {
+            // Nothing in flight and nothing reported (the ACK field of a receiver's data
+            // segments): what the general path below does then, without its bookkeeping. No
+            // SACK block, no new data acknowledged and no duplicate ACK (nothing in flight),
+            // so the delivery record stays empty; no plug-in timer, no recovery, and a
+            // congestion control that does not hear every ACK: `after_ack` updates max_cwnd.
+            self.ack_rtt = None;
+            self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+            return;
+        }
         // What this ACK delivers is recorded from here on (SACK blocks, then the cumulative ACK).
         // The record is empty here: only `sack` and `ack_to` fill it, both below, and every
         // ACK that reaches this point ends in `after_ack`, which takes it.
