@@ -394,6 +394,7 @@ impl<'s> Sim<'s> {
             .get_disjoint_mut([dir, next as usize])
             .expect("two different directions");
         let p = &from.head().expect("a head frame").pkt;
+        let codel = to.has_codel();
         let offer = to.offer(now, p);
         if offer == Offer::QueueDrop {
             let p = *p;
@@ -401,7 +402,7 @@ impl<'s> Sim<'s> {
             self.log_queue_drop(now, next, &p);
         } else {
             from.take_head();
-            self.offered(next, offer);
+            self.offered(next, offer, codel);
         }
     }
 
@@ -494,17 +495,20 @@ impl<'s> Sim<'s> {
             return;
         }
         let now = self.now();
-        let offer = self.dirs[dir as usize].offer(now, p);
+        let d = &mut self.dirs[dir as usize];
+        let codel = d.has_codel();
+        let offer = d.offer(now, p);
         if offer == Offer::QueueDrop {
             self.log_queue_drop(now, dir, p);
         } else {
-            self.offered(dir, offer);
+            self.offered(dir, offer, codel);
         }
     }
 
-    /// After `dir` accepted a frame: the delivery event of a new head frame, CoDel's drops.
+    /// After `dir` accepted a frame: the delivery event of a new head frame, and the drops of
+    /// its CoDel queue (`codel`: whether it has one).
     #[inline(always)]
-    fn offered(&mut self, dir: u32, offer: Offer) {
+    fn offered(&mut self, dir: u32, offer: Offer, codel: bool) {
         if let Offer::Accepted {
             arrival,
             head_changed: true,
@@ -512,7 +516,7 @@ impl<'s> Sim<'s> {
         {
             self.w.q.schedule(arrival, Event::LinkDeliver { dir });
         }
-        if self.dirs[dir as usize].has_codel() {
+        if codel {
             self.log_late_drops(dir as usize);
         }
     }
