@@ -299,6 +299,10 @@ pub struct Endpoint {
     cc_rate: bool,
     /// The congestion control's per-ACK hook does something (`CongestionControl::on_delivery`).
     cc_delivery: bool,
+    /// The congestion control hears of every segment sent (`CongestionControl::hears_sends`).
+    cc_sends: bool,
+    /// The congestion control may pace (`CongestionControl::paces`).
+    cc_paces: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -447,6 +451,8 @@ impl Endpoint {
             ccs,
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
+            cc_sends: cc.hears_sends(),
+            cc_paces: cc.paces(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -707,9 +713,14 @@ impl Endpoint {
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
         self.emit(ctx);
-        self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+        if self.cc_sends {
+            self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+        }
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(end - start);
+        }
+        if !self.cc_paces {
+            return;
         }
         if let Some(rate) = self.cc.pacing_rate(&self.ccs) {
             // The next segment leaves no earlier than this one's size (payload and 40 bytes of
@@ -722,7 +733,10 @@ impl Endpoint {
     /// With a pacing congestion control, whether the next segment must wait; if so the pacing
     /// timer is armed for its release time.
     fn paced(&mut self, ctx: &mut Ctx) -> bool {
-        if ctx.now >= self.next_send_at || self.cc.pacing_rate(&self.ccs).is_none() {
+        if ctx.now >= self.next_send_at
+            || !self.cc_paces
+            || self.cc.pacing_rate(&self.ccs).is_none()
+        {
             return false;
         }
         let at = self.next_send_at;

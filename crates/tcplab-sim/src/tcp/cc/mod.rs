@@ -286,8 +286,14 @@ pub trait CongestionControl: Send {
         None
     }
 
-    /// A segment was sent (for pacing or rate-based controllers).
+    /// A segment was sent (for pacing or rate-based controllers). Called only when
+    /// `hears_sends` is true: an algorithm that overrides this overrides that too.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
+
+    /// Whether `on_sent` does something (the sender skips the call per segment otherwise).
+    fn hears_sends(&self) -> bool {
+        false
+    }
 
     /// Whether the algorithm reads `AckEvent::rate` (the sender computes delivery-rate samples
     /// only then).
@@ -296,8 +302,14 @@ pub trait CongestionControl: Send {
     }
 
     /// Pacing rate in bytes per second; None: no pacing (segments leave as the window allows).
+    /// Asked only when `paces` is true: an algorithm that overrides this overrides that too.
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         None
+    }
+
+    /// Whether `pacing_rate` can ever be Some (the sender skips asking per segment otherwise).
+    fn paces(&self) -> bool {
+        false
     }
 }
 
