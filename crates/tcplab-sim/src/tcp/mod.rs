@@ -1948,6 +1948,16 @@ impl Endpoint {
             return;
         }
         let sent_before = self.stats.segments_sent;
+        if self.nothing_to_send() {
+            // What the loop below does when there is nothing to send (the receiving end of a
+            // transfer, after every segment): only the application-limited mark.
+            let pipe = self.sb.rfc6675_pipe();
+            let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+            if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+                self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+            }
+            return self.end_pass(sent_before, ctx);
+        }
         let nr_burst = self.ns2.newreno && self.in_recovery;
         loop {
             if nr_burst && self.stats.segments_sent >= sent_before + 2 {
@@ -2030,6 +2040,13 @@ impl Endpoint {
             }
             break;
         }
+        self.end_pass(sent_before, ctx);
+    }
+
+    /// After a pass of the send loop (`sent_before`: segments sent before it): cwnd
+    /// validation, and the retransmission timer when data is in flight.
+    #[inline(always)]
+    fn end_pass(&mut self, sent_before: u64, ctx: &mut Ctx) {
         if self.cfg.cwnd_validation {
             // tcp_write_xmit: validate after a pass that sent or was stopped by cwnd.
             let pipe = self.pipe(ctx.now);
@@ -2041,6 +2058,22 @@ impl Endpoint {
         if self.flight() > 0 && !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
+    }
+
+    /// Whether a pass of the send loop would find nothing to send: outside recovery and
+    /// ns-2's window rules, nothing marked lost, no new data (or the FIN sent) and no FIN due.
+    #[inline]
+    fn nothing_to_send(&self) -> bool {
+        let end = self.data_end();
+        !self.in_recovery
+            && !self.ns2.window_rules
+            && (self.snd_max >= end || self.fin_sent)
+            && !(self.app_closed
+                && !self.fin_sent
+                && self.app_total.is_some()
+                && self.snd_max == end
+                && end == 1 + self.app_written)
+            && self.sb.next_lost().is_none()
     }
 
     /// In recovery, with room in the window and nothing else to send: the plug-in's extra
