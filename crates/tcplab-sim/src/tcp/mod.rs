@@ -417,6 +417,11 @@ impl Endpoint {
         } else {
             0
         };
+        // The newest segment an ACK delivers (and the lowest end of those never retransmitted)
+        // feed the delivery-rate sample, the per-ACK hook's RTT sample and RACK: without these
+        // readers the scoreboard does not keep them.
+        let mut sb = Scoreboard::default();
+        sb.track_newest(cc.uses_rate_samples() || cc.hears_every_ack() || rec.time_based());
         Endpoint {
             conn,
             end,
@@ -447,7 +452,7 @@ impl Endpoint {
             app_written: 0,
             app_closed: false,
             fin_sent: false,
-            sb: Scoreboard::default(),
+            sb,
             ccs,
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),

@@ -157,7 +157,9 @@ pub struct AckEvent {
     pub dupack: bool,
     pub in_recovery: bool,
     /// RTT of the most recently sent segment this ACK delivered, if it was never retransmitted:
-    /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms.
+    /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms. Kept only for
+    /// controls that hear every ACK (`hears_every_ack`) or use rate samples; None in the
+    /// `on_ack` of the others.
     pub sample_rtt: Option<Dur>,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), if this ACK delivered
     /// data.
