@@ -132,6 +132,8 @@ const NEAR: usize = 3;
 #[derive(Debug)]
 pub struct EventQueue {
     heap: Heap,
+    /// The heap's smallest key (`u128::MAX` when it is empty), read at every pop.
+    heap_min: u128,
     /// `near[..n_near]`: events outside the heap, by increasing key.
     near: [Entry; NEAR],
     n_near: usize,
@@ -144,6 +146,7 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             heap: Heap::default(),
+            heap_min: u128::MAX,
             near: [Entry {
                 key: 0,
                 ev: Event::Stop,
@@ -184,10 +187,13 @@ impl EventQueue {
         let mut n = self.n_near;
         if n == NEAR {
             if e.key > self.near[NEAR - 1].key {
+                self.heap_min = self.heap_min.min(e.key);
                 self.heap.push(e);
                 return;
             }
-            self.heap.push(self.near[NEAR - 1]);
+            let last = self.near[NEAR - 1];
+            self.heap_min = self.heap_min.min(last.key);
+            self.heap.push(last);
             n -= 1;
         }
         // Insertion into the sorted entries (a new event is usually the latest: no shift).
@@ -204,7 +210,7 @@ impl EventQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let n = self.n_near;
-        let e = if n > 0 && self.near[0].key < self.heap.min_key() {
+        let e = if n > 0 && self.near[0].key < self.heap_min {
             let e = self.near[0];
             for i in 1..n {
                 self.near[i - 1] = self.near[i];
@@ -212,7 +218,9 @@ impl EventQueue {
             self.n_near = n - 1;
             e
         } else {
-            self.heap.pop()?
+            let e = self.heap.pop()?;
+            self.heap_min = self.heap.min_key();
+            e
         };
         // Invariant: time never goes backwards (guaranteed by `schedule`).
         let time = SimTime((e.key >> 64) as u64);
