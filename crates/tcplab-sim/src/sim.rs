@@ -385,14 +385,14 @@ impl<'s> Sim<'s> {
     /// taking it later changes nothing, `next` being another direction).
     #[inline(never)]
     fn pass_on(&mut self, dir: usize, next: u32) {
-        if let Some(n) = self.dirs[dir].second_arrival() {
-            self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
-        }
-        let now = self.now();
         let [from, to] = self
             .dirs
             .get_disjoint_mut([dir, next as usize])
             .expect("two different directions");
+        if let Some(n) = from.second_arrival() {
+            self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+        }
+        let now = self.w.q.now();
         let p = &from.head().expect("a head frame").pkt;
         let codel = to.has_codel();
         let offer = to.offer(now, p);
