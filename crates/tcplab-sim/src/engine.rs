@@ -104,17 +104,59 @@ impl Heap {
         Some(top)
     }
 
+    /// The smallest key, or `u128::MAX` (no event's) when there is none.
+    #[inline]
+    fn min_key(&self) -> u128 {
+        self.v.first().map_or(u128::MAX, |e| e.key)
+    }
+
     fn is_empty(&self) -> bool {
         self.v.is_empty()
     }
 }
 
-#[derive(Debug, Default)]
+/// How many events wait beside the heap (see [`EventQueue`]).
+const NEAR: usize = 3;
+
+/// The event queue: the heap, and beside it the few earliest events scheduled since they last
+/// left it, sorted.
+///
+/// Most events schedule the next ones themselves, and the events pending at any time are few
+/// (the head frame of each busy link direction, armed timers): in a single flow they all fit
+/// beside the heap, where taking the earliest is a comparison with the heap's top and a shift
+/// of at most two entries, instead of a sift-down (and a sift-up when it was pushed). A new
+/// event goes beside the heap if it is earlier than the last one there (which then moves to the
+/// heap when there is no room), else to the heap; a pop takes whichever of the first one there
+/// and the heap's top has the smaller key. Keys are unique, so the order of events is exactly
+/// that of one heap holding them all.
+#[derive(Debug)]
 pub struct EventQueue {
     heap: Heap,
+    /// The heap's smallest key (`u128::MAX` when it is empty), read at every pop.
+    heap_min: u128,
+    /// `near[..n_near]`: events outside the heap, by increasing key.
+    near: [Entry; NEAR],
+    n_near: usize,
     seq: u64,
     now: SimTime,
     popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            heap: Heap::default(),
+            heap_min: u128::MAX,
+            near: [Entry {
+                key: 0,
+                ev: Event::Stop,
+            }; NEAR],
+            n_near: 0,
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+        }
+    }
 }
 
 impl EventQueue {
@@ -133,21 +175,53 @@ impl EventQueue {
     }
 
     /// Schedule `ev` at `time` (which must not be in the past).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        self.heap.push(Entry {
+        let e = Entry {
             key: (u128::from(time.0) << 64) | u128::from(self.seq),
             ev,
-        });
+        };
+        let mut n = self.n_near;
+        if n == NEAR {
+            if e.key > self.near[NEAR - 1].key {
+                self.heap_min = self.heap_min.min(e.key);
+                self.heap.push(e);
+                return;
+            }
+            let last = self.near[NEAR - 1];
+            self.heap_min = self.heap_min.min(last.key);
+            self.heap.push(last);
+            n -= 1;
+        }
+        // Insertion into the sorted entries (a new event is usually the latest: no shift).
+        let mut i = n;
+        while i > 0 && self.near[i - 1].key > e.key {
+            self.near[i] = self.near[i - 1];
+            i -= 1;
+        }
+        self.near[i] = e;
+        self.n_near = n + 1;
     }
 
     /// Take the next event, advancing the clock. `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
+        let n = self.n_near;
+        let e = if n > 0 && self.near[0].key < self.heap_min {
+            let e = self.near[0];
+            for i in 1..n {
+                self.near[i - 1] = self.near[i];
+            }
+            self.n_near = n - 1;
+            e
+        } else {
+            let e = self.heap.pop()?;
+            self.heap_min = self.heap.min_key();
+            e
+        };
         // Invariant: time never goes backwards (guaranteed by `schedule`).
         let time = SimTime((e.key >> 64) as u64);
         self.now = time;
@@ -156,7 +230,7 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.n_near == 0 && self.heap.is_empty()
     }
 }
 

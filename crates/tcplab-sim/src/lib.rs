@@ -19,6 +19,7 @@ pub mod loss;
 pub mod output;
 pub mod packet;
 pub mod profiles;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod schema;

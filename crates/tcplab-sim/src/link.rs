@@ -11,12 +11,11 @@
 //! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
 //! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
 
-use std::collections::VecDeque;
-
 use crate::aqm::{Red, RedDrop};
 use crate::codel::{CoDelQueue, Pending};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
+use crate::ring::Ring;
 use crate::series::LinkSeries;
 use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
 
@@ -104,7 +103,7 @@ pub enum Offer {
     Queued,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight {
     pub arrival: SimTime,
     pub corrupted: bool,
@@ -140,9 +139,9 @@ pub struct LinkDir {
     /// one multiplication, the same value as `serialization` gives; 0 when it does not.
     ns_per_byte: u64,
     /// Frames accepted whose transmission has not started: (start time, wire bytes).
-    waiting: VecDeque<(SimTime, u32)>,
+    waiting: Ring<(SimTime, u32)>,
     waiting_bytes: u64,
-    in_flight: VecDeque<InFlight>,
+    in_flight: Ring<InFlight>,
     /// When the queue is logged (`output.queues`): every change of the waiting queue as
     /// (time, frames, bytes) deltas, a frame counted from its arrival to the start of its
     /// transmission. Kept as deltas because a frame's start is known when it is queued.
@@ -187,9 +186,9 @@ impl LinkDir {
                 r if (8 * NS_PER_SEC).is_multiple_of(r) => 8 * NS_PER_SEC / r,
                 _ => 0,
             },
-            waiting: VecDeque::new(),
+            waiting: Ring::default(),
             waiting_bytes: 0,
-            in_flight: VecDeque::new(),
+            in_flight: Ring::default(),
             qlog: None,
             qlog_max: 0,
             qlog_dropped: 0,
@@ -303,8 +302,9 @@ impl LinkDir {
         }
     }
 
-    /// Offer a packet for transmission at `now`.
-    #[inline]
+    /// Offer a packet for transmission at `now` (inlined into both callers, `Sim::forward` and
+    /// `Sim::pass_on`: a call costs more than the copy it saves).
+    #[inline(always)]
     pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
         if self.codel.is_some() {
             return self.offer_codel(now, pkt);
@@ -386,11 +386,12 @@ impl LinkDir {
         }
         let arrival = self.busy_until + self.delay;
         let head_changed = self.in_flight.is_empty();
-        self.in_flight.push_back(InFlight {
+        // Written in its slot, not built aside and copied (see `Ring`).
+        *self.in_flight.push_slot() = InFlight {
             arrival,
             corrupted,
             pkt: *pkt,
-        });
+        };
         Offer::Accepted {
             arrival,
             head_changed,

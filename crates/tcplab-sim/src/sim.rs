@@ -86,6 +86,11 @@ pub struct Sim<'s> {
     sc: &'s Scenario,
     w: World,
     routes: Routes,
+    /// The last `(destination, next hop)` looked up by each node (`forward`) and for the
+    /// frames of each link direction (`on_deliver`): the routes never change during a run,
+    /// and most frames go where the one before went.
+    node_hop: Vec<(u32, u32)>,
+    dir_hop: Vec<(u32, u32)>,
     dirs: Vec<LinkDir>,
     /// Every connection, by its number (`Packet::conn`, the tables' `conn`). Application i
     /// owns connection i from the set-up; connections opened while the run goes on (a page
@@ -222,6 +227,8 @@ impl<'s> Sim<'s> {
                     .then(|| PacketLog::with_cap(Cap::new(out.max_rows))),
             },
             routes,
+            node_hop: vec![(u32::MAX, NO_ROUTE); sc.nodes.len()],
+            dir_hop: vec![(u32::MAX, NO_ROUTE); dirs.len()],
             dirs,
             last_rows: vec![None; conns.len()],
             conns,
@@ -326,11 +333,25 @@ impl<'s> Sim<'s> {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
             }
             let mut ctx = self.w.ctx();
-            let p = &self.dirs[dir].head().expect("head checked above").pkt;
-            self.conns[conn].ends[end].on_segment(p, &mut ctx);
+            self.conns[conn].ends[end].on_segment(&head.pkt, &mut ctx);
             self.dirs[dir].take_head();
             self.after(conn);
             return;
+        }
+        if !head.corrupted
+            && head.pkt.dst != d.to
+            && self.filters.is_empty()
+            && self.held[d.to as usize].delay == Dur::ZERO
+        {
+            let next = remembered_hop(
+                &mut self.dir_hop[dir],
+                &self.routes,
+                d.to as usize,
+                head.pkt.dst as usize,
+            );
+            if next != NO_ROUTE && next as usize != dir {
+                return self.pass_on(dir, next);
+            }
         }
         let Some(f) = self.dirs[dir].take_head() else {
             return;
@@ -357,6 +378,33 @@ impl<'s> Sim<'s> {
         }
         let at = self.dirs[dir].to;
         self.arrive(at, &f.pkt);
+    }
+
+    /// The head frame of `dir` reaches a node that passes it on to direction `next` (not
+    /// `dir`): it is offered to `next` straight from `dir`'s FIFO, not copied out, with the
+    /// events in the order of the general path of `on_deliver` (which takes the head first:
+    /// taking it later changes nothing, `next` being another direction).
+    #[inline(never)]
+    fn pass_on(&mut self, dir: usize, next: u32) {
+        let [from, to] = self
+            .dirs
+            .get_disjoint_mut([dir, next as usize])
+            .expect("two different directions");
+        if let Some(n) = from.second_arrival() {
+            self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
+        }
+        let now = self.w.q.now();
+        let p = &from.head().expect("a head frame").pkt;
+        let codel = to.has_codel();
+        let offer = to.offer(now, p);
+        if offer == Offer::QueueDrop {
+            let p = *p;
+            from.take_head();
+            self.log_queue_drop(now, next, &p);
+        } else {
+            from.take_head();
+            self.offered(next, offer, codel);
+        }
     }
 
     /// A packet reaches `node`. Packets are passed by reference from here on: a packet is
@@ -439,36 +487,57 @@ impl<'s> Sim<'s> {
     }
 
     fn forward(&mut self, node: u16, p: &Packet) {
-        let dir = self.routes.next_hop(node as usize, p.dst as usize);
+        let dir = remembered_hop(
+            &mut self.node_hop[node as usize],
+            &self.routes,
+            node as usize,
+            p.dst as usize,
+        );
         if dir == NO_ROUTE {
             return;
         }
         let now = self.now();
-        match self.dirs[dir as usize].offer(now, p) {
-            Offer::QueueDrop => {
-                if let Some(ev) = self.w.events.as_mut() {
-                    ev.push(
-                        now,
-                        p.conn,
-                        1 - p.to_end,
-                        "drop_queue",
-                        p.seq,
-                        self.dirs[dir as usize].name.clone(),
-                    );
-                }
-                if let Some(pl) = self.w.packets.as_mut() {
-                    pl.push(now, "drop_queue", &self.dirs[dir as usize].name, p);
-                }
-            }
-            Offer::Accepted {
-                arrival,
-                head_changed,
-            } => {
-                if head_changed {
-                    self.w.q.schedule(arrival, Event::LinkDeliver { dir });
-                }
-            }
-            Offer::Queued => {}
+        let d = &mut self.dirs[dir as usize];
+        let codel = d.has_codel();
+        let offer = d.offer(now, p);
+        if offer == Offer::QueueDrop {
+            self.log_queue_drop(now, dir, p);
+        } else {
+            self.offered(dir, offer, codel);
+        }
+    }
+
+    /// After `dir` accepted a frame: the delivery event of a new head frame, and the drops of
+    /// its CoDel queue (`codel`: whether it has one).
+    #[inline(always)]
+    fn offered(&mut self, dir: u32, offer: Offer, codel: bool) {
+        if let Offer::Accepted {
+            arrival,
+            head_changed: true,
+        } = offer
+        {
+            self.w.q.schedule(arrival, Event::LinkDeliver { dir });
+        }
+        if codel {
+            self.log_late_drops(dir as usize);
+        }
+    }
+
+    /// `dir`'s queue refused `p` at `now`: the logs, and CoDel's drops.
+    #[cold]
+    fn log_queue_drop(&mut self, now: SimTime, dir: u32, p: &Packet) {
+        if let Some(ev) = self.w.events.as_mut() {
+            ev.push(
+                now,
+                p.conn,
+                1 - p.to_end,
+                "drop_queue",
+                p.seq,
+                self.dirs[dir as usize].name.clone(),
+            );
+        }
+        if let Some(pl) = self.w.packets.as_mut() {
+            pl.push(now, "drop_queue", &self.dirs[dir as usize].name, p);
         }
         if self.dirs[dir as usize].has_codel() {
             self.log_late_drops(dir as usize);
@@ -699,28 +768,29 @@ impl<'s> Sim<'s> {
         let sc: &'s Scenario = self.sc;
         let a = &sc.apps[app];
         let rt = &mut self.apps[app];
-        let mut ctx = self.w.ctx();
+        // The context is made only where an endpoint is called: most calls change nothing.
+        let w = &mut self.w;
         let mut txn_act = None;
         match &a.kind {
             &AppKind::Ftp { size, request_size } => {
                 if !rt.responded && server.delivered >= request_size {
                     rt.responded = true;
-                    server.app_write(Some(size), &mut ctx);
-                    server.app_close(&mut ctx);
+                    server.app_write(Some(size), &mut w.ctx());
+                    server.app_close(&mut w.ctx());
                 }
                 if rt.done_at.is_none() && rt.responded && client.delivered >= size {
                     rt.done_at = Some(client.last_delivery);
                 }
                 if client.peer_fin && !rt.client_closed {
                     rt.client_closed = true;
-                    client.app_close(&mut ctx);
+                    client.app_close(&mut w.ctx());
                 }
             }
             AppKind::Cbr { .. } => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true;
                     rt.done_at = Some(server.last_delivery);
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
             }
             &AppKind::Bulk { size } => {
@@ -731,7 +801,7 @@ impl<'s> Sim<'s> {
                 }
                 if server.peer_fin && !rt.client_closed {
                     rt.client_closed = true;
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
             }
             AppKind::Udp(_) => {} // no connection: its datagrams bypass the endpoints
@@ -739,7 +809,7 @@ impl<'s> Sim<'s> {
                 // A page's connection (this page's or an earlier one finishing its close):
                 // the server closes its side when the client's FIN arrives.
                 if server.peer_fin && !server.app_closed() {
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
                 if let Some(txn) = rt.txn.as_deref_mut().filter(|_| conn == rt.conn as usize) {
                     let at = client.last_delivery;
@@ -749,7 +819,7 @@ impl<'s> Sim<'s> {
             AppKind::Txn(cfg) => {
                 if server.peer_fin && !rt.responded {
                     rt.responded = true; // the server's side of the close
-                    server.app_close(&mut ctx);
+                    server.app_close(&mut w.ctx());
                 }
                 if let Some(txn) = rt.txn.as_deref_mut() {
                     let at = client.last_delivery;
@@ -1151,6 +1221,16 @@ fn endpoints(a: &AppCfg, i: usize, conn: u32) -> SimResult<[Endpoint; 2]> {
 /// Whether application `a` opens a connection per page (`http`, `connection = "per_page"`).
 fn per_page(a: &AppCfg) -> bool {
     matches!(&a.kind, AppKind::Txn(c) if c.per_page())
+}
+
+/// `routes.next_hop(at, dst)`, remembered in `memo` for the next look-up with the same `dst`
+/// (a memo is used for one `at` only).
+#[inline]
+fn remembered_hop(memo: &mut (u32, u32), routes: &Routes, at: usize, dst: usize) -> u32 {
+    if memo.0 != dst as u32 {
+        *memo = (dst as u32, routes.next_hop(at, dst));
+    }
+    memo.1
 }
 
 /// Run a scenario.

@@ -304,6 +304,10 @@ pub struct Endpoint {
     cc_rate: bool,
     /// The congestion control's per-ACK hook does something (`CongestionControl::on_delivery`).
     cc_delivery: bool,
+    /// The congestion control hears of every segment sent (`CongestionControl::hears_sends`).
+    cc_sends: bool,
+    /// The congestion control may pace (`CongestionControl::paces`).
+    cc_paces: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -422,6 +426,11 @@ impl Endpoint {
         } else {
             0
         };
+        // The newest segment an ACK delivers (and the lowest end of those never retransmitted)
+        // feed the delivery-rate sample, the per-ACK hook's RTT sample and RACK: without these
+        // readers the scoreboard does not keep them.
+        let mut sb = Scoreboard::default();
+        sb.track_newest(cc.uses_rate_samples() || cc.hears_every_ack() || rec.time_based());
         Endpoint {
             conn,
             end,
@@ -452,10 +461,12 @@ impl Endpoint {
             app_written: 0,
             app_closed: false,
             fin_sent: false,
-            sb: Scoreboard::default(),
+            sb,
             ccs,
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
+            cc_sends: cc.hears_sends(),
+            cc_paces: cc.paces(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -748,9 +759,14 @@ impl Endpoint {
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
         self.emit(ctx);
-        self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+        if self.cc_sends {
+            self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
+        }
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(end - start);
+        }
+        if !self.cc_paces {
+            return;
         }
         if let Some(rate) = self.cc.pacing_rate(&self.ccs) {
             // The next segment leaves no earlier than this one's size (payload and 40 bytes of
@@ -763,7 +779,10 @@ impl Endpoint {
     /// With a pacing congestion control, whether the next segment must wait; if so the pacing
     /// timer is armed for its release time.
     fn paced(&mut self, ctx: &mut Ctx) -> bool {
-        if ctx.now >= self.next_send_at || self.cc.pacing_rate(&self.ccs).is_none() {
+        if ctx.now >= self.next_send_at
+            || !self.cc_paces
+            || self.cc.pacing_rate(&self.ccs).is_none()
+        {
             return false;
         }
         let at = self.next_send_at;
@@ -1334,8 +1353,26 @@ impl Endpoint {
             self.snd_wl1 = p.seq;
             self.snd_wl2 = ack;
         }
+        if ack == self.snd_una
+            && ack == self.snd_max
+            && p.n_sack == 0
+            && !self.in_recovery
+            && !self.rec_timers
+            && !self.cc_delivery
+        {
+            // Nothing in flight and nothing reported (the ACK field of a receiver's data
+            // segments): what the general path below does then, without its bookkeeping. No
+            // SACK block, no new data acknowledged and no duplicate ACK (nothing in flight),
+            // so the delivery record stays empty; no plug-in timer, no recovery, and a
+            // congestion control that does not hear every ACK: `after_ack` updates max_cwnd.
+            self.ack_rtt = None;
+            self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+            return;
+        }
         // What this ACK delivers is recorded from here on (SACK blocks, then the cumulative ACK).
-        self.sb.take_delivery();
+        // The record is empty here: only `sack` and `ack_to` fill it, both below, and every
+        // ACK that reaches this point ends in `after_ack`, which takes it.
+        debug_assert_eq!(*self.sb.delivery(), Delivery::default());
         self.ack_rtt = None;
         let lost_before = self.sb.lost_marked_total();
         let prior_flight = self.flight();
@@ -1959,6 +1996,16 @@ impl Endpoint {
             return;
         }
         let sent_before = self.stats.segments_sent;
+        if self.nothing_to_send() {
+            // What the loop below does when there is nothing to send (the receiving end of a
+            // transfer, after every segment): only the application-limited mark.
+            let pipe = self.sb.rfc6675_pipe();
+            let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+            if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+                self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+            }
+            return self.end_pass(sent_before, ctx);
+        }
         let nr_burst = self.ns2.newreno && self.in_recovery;
         loop {
             if nr_burst && self.stats.segments_sent >= sent_before + 2 {
@@ -2041,6 +2088,13 @@ impl Endpoint {
             }
             break;
         }
+        self.end_pass(sent_before, ctx);
+    }
+
+    /// After a pass of the send loop (`sent_before`: segments sent before it): cwnd
+    /// validation, and the retransmission timer when data is in flight.
+    #[inline(always)]
+    fn end_pass(&mut self, sent_before: u64, ctx: &mut Ctx) {
         if self.cfg.cwnd_validation {
             // tcp_write_xmit: validate after a pass that sent or was stopped by cwnd.
             let pipe = self.pipe(ctx.now);
@@ -2052,6 +2106,22 @@ impl Endpoint {
         if self.flight() > 0 && !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
+    }
+
+    /// Whether a pass of the send loop would find nothing to send: outside recovery and
+    /// ns-2's window rules, nothing marked lost, no new data (or the FIN sent) and no FIN due.
+    #[inline]
+    fn nothing_to_send(&self) -> bool {
+        let end = self.data_end();
+        !self.in_recovery
+            && !self.ns2.window_rules
+            && (self.snd_max >= end || self.fin_sent)
+            && !(self.app_closed
+                && !self.fin_sent
+                && self.app_total.is_some()
+                && self.snd_max == end
+                && end == 1 + self.app_written)
+            && self.sb.next_lost().is_none()
     }
 
     /// In recovery, with room in the window and nothing else to send: the plug-in's extra

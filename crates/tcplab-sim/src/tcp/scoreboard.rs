@@ -108,9 +108,13 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// Count `bytes` of `s` as delivered; `newest` and `min_orig_end` only if `track`.
     #[inline]
-    fn add(&mut self, s: &Seg, bytes: u64) {
+    fn add(&mut self, s: &Seg, bytes: u64, track: bool) {
         self.bytes += bytes;
+        if !track {
+            return;
+        }
         if self.newest.is_none_or(|n| s.sent_after(n.last_sent, n.end)) {
             self.newest = Some(*s);
         }
@@ -141,6 +145,8 @@ pub struct Scoreboard {
     sacked_segs_below: usize,
     sacked_bytes_below: u64,
     delivery: Delivery,
+    /// Nobody reads `Delivery::newest` and `Delivery::min_orig_end`: they are not kept.
+    untracked: bool,
 }
 
 #[inline]
@@ -251,7 +257,7 @@ impl Scoreboard {
             if f.end > ack {
                 if f.start < ack {
                     if !f.sacked {
-                        self.delivery.add(f, ack - f.start);
+                        self.delivery.add(f, ack - f.start, !self.untracked);
                     }
                     self.update(0, |s| s.start = ack);
                 }
@@ -261,7 +267,7 @@ impl Scoreboard {
             self.pipe -= contribution(f);
             self.lost_pending -= usize::from(pending(f));
             if !sacked {
-                self.delivery.add(f, len);
+                self.delivery.add(f, len, !self.untracked);
             }
             self.segs.pop_front();
             if sacked {
@@ -288,13 +294,19 @@ impl Scoreboard {
             }
             if s.start >= start && s.end <= end && !s.sacked {
                 newly += s.len();
-                self.delivery.add(&s, s.len());
+                self.delivery.add(&s, s.len(), !self.untracked);
                 self.delivery.sacked += s.len();
                 self.high_sacked = self.high_sacked.max(s.end);
                 self.update(i, |s| s.sacked = true);
             }
         }
         newly
+    }
+
+    /// Whether the delivery records keep `newest` and `min_orig_end` (the default), which a
+    /// sender whose congestion control and loss recovery read neither can turn off.
+    pub fn track_newest(&mut self, on: bool) {
+        self.untracked = !on;
     }
 
     /// What was delivered since the last `take_delivery`.

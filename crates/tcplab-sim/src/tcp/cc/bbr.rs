@@ -492,6 +492,10 @@ impl CongestionControl for Bbr {
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         (self.cfg.pacing && self.pacing_rate > 0.0).then_some(self.pacing_rate)
     }
+
+    fn paces(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

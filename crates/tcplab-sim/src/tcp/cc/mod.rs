@@ -157,7 +157,9 @@ pub struct AckEvent {
     pub dupack: bool,
     pub in_recovery: bool,
     /// RTT of the most recently sent segment this ACK delivered, if it was never retransmitted:
-    /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms.
+    /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms. Kept only for
+    /// controls that hear every ACK (`hears_every_ack`) or use rate samples; None in the
+    /// `on_ack` of the others.
     pub sample_rtt: Option<Dur>,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), if this ACK delivered
     /// data.
@@ -286,8 +288,14 @@ pub trait CongestionControl: Send {
         None
     }
 
-    /// A segment was sent (for pacing or rate-based controllers).
+    /// A segment was sent (for pacing or rate-based controllers). Called only when
+    /// `hears_sends` is true: an algorithm that overrides this overrides that too.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
+
+    /// Whether `on_sent` does something (the sender skips the call per segment otherwise).
+    fn hears_sends(&self) -> bool {
+        false
+    }
 
     /// Whether the algorithm reads `AckEvent::rate` (the sender computes delivery-rate samples
     /// only then).
@@ -296,8 +304,14 @@ pub trait CongestionControl: Send {
     }
 
     /// Pacing rate in bytes per second; None: no pacing (segments leave as the window allows).
+    /// Asked only when `paces` is true: an algorithm that overrides this overrides that too.
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         None
+    }
+
+    /// Whether `pacing_rate` can ever be Some (the sender skips asking per segment otherwise).
+    fn paces(&self) -> bool {
+        false
     }
 }
 
