@@ -277,7 +277,17 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
         proc = subprocess.Popen(
             _sweep_cmd(st), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        time.sleep(rng.uniform(0.3, max(0.6, 0.9 * full)))
+        if trial < 3:
+            time.sleep(rng.uniform(0.3, max(0.6, 0.9 * full)))
+        else:
+            # The last two kills land just after the first part reached the store, wherever
+            # start-up and the machine's load put that moment: a partly written store.
+            deadline = time.perf_counter() + 5 * full + 5
+            while not list((st / "parts").glob("part-*.parquet")) and proc.poll() is None:
+                if time.perf_counter() > deadline:
+                    break
+                time.sleep(0.002)
+            time.sleep(rng.uniform(0.0, 0.02))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         before = len(Store(st)) if Store(st).exists() else 0
