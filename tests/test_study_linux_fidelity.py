@@ -90,6 +90,18 @@ def test_a_rerun_judges_the_simulator_against_kept_testbed_runs(tmp_path):
     assert cells["ratio"].to_numpy() == pytest.approx([1 / 1.1] * len(cells))
     assert "long/bbr/3 %/both" not in set(res.runs["case"])
     assert res.findings[0].holds is False  # 9 % apart in every cell
+    # Several reports: for a cell that more than one holds, the last one's runs are taken.
+    again = tmp_path / "again"
+    again.mkdir()
+    first_case = rows[0]["case"]
+    pd.DataFrame([{**rows[0], "response_time_s": rows[0]["response_time_s"] / 1.1}]).to_parquet(
+        again / "results.parquet"
+    )
+    res2 = STUDY.run(seeds=2, options={"matrix": "reduced", "testbed_from": f"{tmp_path},{again}"})
+    ratio = res2.table("cells").data.set_index(["cc", "pdrop"])["ratio"]
+    first = next(c for c in STUDY.cases("reduced") if c.key == first_case)
+    assert ratio[(first.params["cc"], first.params["pdrop"])] == pytest.approx(1.0)
+    assert (res2.table("cells").data["testbed_n"] == 1).all()
     # Bad sources and the clash with a testbed run are refused by name.
     with pytest.raises(ValueError, match="testbed_from.*no such report"):
         STUDY.run(seeds=1, options={"matrix": "reduced", "testbed_from": str(tmp_path / "x")})

@@ -128,8 +128,8 @@ class LinuxFidelity(Study):
         StudyOption(
             "testbed_from",
             "",
-            "reuse the testbed runs of an earlier report (its directory or results.parquet) "
-            "instead of running the testbed",
+            "reuse the testbed runs of earlier reports (directories or results.parquet files, "
+            "comma-separated; the last one's runs of a cell win) instead of running the testbed",
             str,
         ),
         StudyOption("matrix", "full", "full, or reduced (reno/cubic, 0 and 1 %, data only)", str),
@@ -296,31 +296,37 @@ class LinuxFidelity(Study):
         res.runs = pd.concat([res.runs, pd.DataFrame(rows)], ignore_index=True)
         res.extra["kernel"] = {"uname": platform.uname()._asdict(), "settings": kernel}
 
-    def _reuse_testbed(self, res: StudyResult, source: str) -> None:
+    def _reuse_testbed(self, res: StudyResult, sources: str) -> None:
+        """The testbed rows of earlier reports (comma-separated; for a cell that several hold,
+        the last one's), for the cells of this run's matrix."""
         import json
         from pathlib import Path
 
         import pandas as pd
 
-        path = Path(source)
-        parquet = path / "results.parquet" if path.is_dir() else path
-        if not parquet.is_file():
-            raise ValueError(
-                f"option 'testbed_from' = {source!r}: no such report (a directory written by "
-                "`tcplab study linux-fidelity --testbed`, or its results.parquet)"
-            )
-        old = pd.read_parquet(parquet)
-        if "group" not in old or not (old["group"] == "testbed").any():
-            raise ValueError(f"option 'testbed_from' = {source!r}: it holds no testbed runs")
-        tb = old[old["group"] == "testbed"]
-        tb = tb[tb["case"].isin({c.key for c in self.cases(res.options["matrix"])})]
-        res.runs = pd.concat([res.runs, tb.reset_index(drop=True)], ignore_index=True)
-        summary = parquet.with_name("summary.json")
-        if summary.is_file():
-            kernel = (json.loads(summary.read_text()).get("extra") or {}).get("kernel")
-            if kernel:
-                res.extra["kernel"] = kernel
-        res.extra["testbed_from"] = str(parquet)
+        keys = {c.key for c in self.cases(res.options["matrix"])}
+        taken: dict[str, pd.DataFrame] = {}
+        for source in (x.strip() for x in sources.split(",") if x.strip()):
+            path = Path(source)
+            parquet = path / "results.parquet" if path.is_dir() else path
+            if not parquet.is_file():
+                raise ValueError(
+                    f"option 'testbed_from' = {source!r}: no such report (a directory written "
+                    "by `tcplab study linux-fidelity --testbed`, or its results.parquet)"
+                )
+            old = pd.read_parquet(parquet)
+            if "group" not in old or not (old["group"] == "testbed").any():
+                raise ValueError(f"option 'testbed_from' = {source!r}: it holds no testbed runs")
+            tb = old[(old["group"] == "testbed") & old["case"].isin(keys)]
+            taken.update({k: d for k, d in tb.groupby("case", sort=False)})
+            summary = parquet.with_name("summary.json")
+            if summary.is_file():
+                kernel = (json.loads(summary.read_text()).get("extra") or {}).get("kernel")
+                if kernel:
+                    res.extra["kernel"] = kernel
+        if taken:
+            res.runs = pd.concat([res.runs, *taken.values()], ignore_index=True)
+        res.extra["testbed_from"] = sources
 
     # -- analysis ---------------------------------------------------------------------------
 
