@@ -966,7 +966,8 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
 /// Parameters of congestion-control algorithms that a profile sets unless the scenario does:
 /// (algorithm, parameter, value). `linux`: CUBIC with HyStart (tcp_cubic.c, `hystart = 1`) and
 /// Linux's constant Reno-friendly increase (`tcp_friendliness`) and W_cubic target at t plus
-/// the minimum RTT (`bictcp_update`). `ns2`: NewReno's window after a full ACK is ssthresh
+/// the minimum RTT (`bictcp_update`), and its 5 % per RTT floor while no loss set W_max
+/// (`bictcp_update`: cnt <= 20 while last_max_cwnd is 0). `ns2`: NewReno's window after a full ACK is ssthresh
 /// (RFC 6582 option 2): ns-2.35's `NewRenoTcpAgent::recv` only clamps it to the data
 /// outstanding when `exit_recovery_fix_` is set, and that defaults to 0.
 pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, ParamValue)> {
@@ -975,6 +976,7 @@ pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, Pa
             ("cubic", "hystart", ParamValue::Bool(true)),
             ("cubic", "alpha_to_one", ParamValue::Bool(false)),
             ("cubic", "target_min_rtt", ParamValue::Bool(true)),
+            ("cubic", "unknown_max_growth", ParamValue::Bool(true)),
         ],
         "ns2" => vec![(
             "newreno",
@@ -1986,7 +1988,8 @@ size = "1MB"
         assert_eq!(p.get("beta"), Some(&ParamValue::Number(0.5)));
         assert_eq!(p.get("hystart"), Some(&ParamValue::Bool(true)));
         assert_eq!(p.get("alpha_to_one"), Some(&ParamValue::Bool(false)));
-        assert_eq!(p.len(), 4);
+        assert_eq!(p.get("unknown_max_growth"), Some(&ParamValue::Bool(true)));
+        assert_eq!(p.len(), 5);
         let own = Scenario::from_toml_str(&format!(
             "{BASE}[tcp]\nprofile = \"linux\"\ncc_params = {{ hystart = false }}\n"
         ))

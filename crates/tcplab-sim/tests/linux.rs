@@ -248,3 +248,17 @@ fn the_receive_buffer_autotunes_unless_it_is_set() {
         "{e}"
     );
 }
+
+#[test]
+fn hystart_ends_slow_start_whatever_the_loss_recovery() {
+    // HyStart reads each ACK's RTT sample; the sender must keep it for CUBIC even when the loss
+    // recovery (here SACK or NewReno rather than RACK) does not need it.
+    for lr in ["rack-tlp", "sack", "newreno"] {
+        let out = bulk(
+            &format!("congestion_control = \"cubic\"\nloss_recovery = \"{lr}\""),
+            NONE,
+        );
+        let peak = server(&out, "max_cwnd") / SEG as f64;
+        assert!((69.0..=100.0).contains(&peak), "{lr}: {peak}");
+    }
+}

@@ -94,6 +94,10 @@ ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
         {"tcp.rto_keeps_recovery_ssthresh": False},
     ),
     "CUBIC without HyStart": ("tcp_cubic.c hystart", {"tcp.cc_params": {"hystart": False}}),
+    "CUBIC without its 5 % floor before W_max": (
+        "bictcp_update: cnt <= 20 while last_max_cwnd = 0",
+        {"tcp.cc_params": {"unknown_max_growth": False}},
+    ),
 }
 ABLATION_PDROPS = (0.001, 0.01)
 
@@ -317,7 +321,13 @@ class LinuxFidelity(Study):
             old = pd.read_parquet(parquet)
             if "group" not in old or not (old["group"] == "testbed").any():
                 raise ValueError(f"option 'testbed_from' = {source!r}: it holds no testbed runs")
-            tb = old[(old["group"] == "testbed") & old["case"].isin(keys)]
+            tb = old[(old["group"] == "testbed") & old["case"].isin(keys)].copy()
+            if "testbed_drifted" in tb:
+                # Parquet may hand the flag back as text ("True"/"False") when the column also
+                # held missing values; the means leave out exactly the runs flagged True.
+                tb["testbed_drifted"] = tb["testbed_drifted"].map(
+                    lambda v: str(v).lower() == "true" if v is not None and v == v else None
+                )
             taken.update({k: d for k, d in tb.groupby("case", sort=False)})
             summary = parquet.with_name("summary.json")
             if summary.is_file():

@@ -408,7 +408,12 @@ def _tcp_stack(
         )
     if not tcp.get("cwnd_packets", True):
         notes.append(f"{t}.cwnd_packets = false: Linux counts cwnd and ssthresh in whole packets")
-    linux_cubic = {"hystart": True, "alpha_to_one": False, "target_min_rtt": True}
+    linux_cubic = {
+        "hystart": True,
+        "alpha_to_one": False,
+        "target_min_rtt": True,
+        "unknown_max_growth": True,
+    }
     for k, want in linux_cubic.items():
         v = (tcp.get("cc_params") or {}).get(k)
         if tcp.get("congestion_control") == "cubic" and v is not None and v != want:

@@ -427,10 +427,16 @@ impl Endpoint {
             0
         };
         // The newest segment an ACK delivers (and the lowest end of those never retransmitted)
-        // feed the delivery-rate sample, the per-ACK hook's RTT sample and RACK: without these
-        // readers the scoreboard does not keep them.
+        // feed the delivery-rate sample, the per-ACK RTT sample (of `on_delivery`, or of
+        // `on_ack` for HyStart) and RACK: without these readers the scoreboard does not keep
+        // them.
         let mut sb = Scoreboard::default();
-        sb.track_newest(cc.uses_rate_samples() || cc.hears_every_ack() || rec.time_based());
+        sb.track_newest(
+            cc.uses_rate_samples()
+                || cc.hears_every_ack()
+                || cc.reads_sample_rtt()
+                || rec.time_based(),
+        );
         Endpoint {
             conn,
             end,

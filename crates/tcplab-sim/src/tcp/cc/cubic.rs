@@ -50,6 +50,10 @@ pub struct Config {
     /// The RTT added to t in the target W_cubic(t + RTT): the smoothed RTT (RFC 9438 section
     /// 4.2) or the minimum RTT (Linux's `bictcp_update`: t += delay_min).
     pub target_min_rtt: bool,
+    /// Linux's `bictcp_update`: while no loss has set W_max (`last_max_cwnd == 0`: after
+    /// HyStart ended slow start, or after a timeout, which resets the state), cwnd grows at
+    /// least 5 % per RTT (`ca->cnt` at most 20). RFC 9438 has no such floor.
+    pub unknown_max_growth: bool,
 }
 
 impl Default for Config {
@@ -62,12 +66,13 @@ impl Default for Config {
             hystart: false,
             alpha_to_one: true,
             target_min_rtt: false,
+            unknown_max_growth: false,
         }
     }
 }
 
 /// `[tcp] cc_params` of cubic: `c` in (0, 100], `beta` in (0, 1), `fast_convergence`,
-/// `reno_friendly`, `hystart`, `alpha_to_one`, `target_min_rtt`.
+/// `reno_friendly`, `hystart`, `alpha_to_one`, `target_min_rtt`, `unknown_max_growth`.
 impl Tunable for Config {
     fn walk(&mut self, w: &mut Walk<'_>) {
         w.number("c", &mut self.c, Range::OpenLo(0.0, 100.0));
@@ -77,6 +82,7 @@ impl Tunable for Config {
         w.flag("hystart", &mut self.hystart);
         w.flag("alpha_to_one", &mut self.alpha_to_one);
         w.flag("target_min_rtt", &mut self.target_min_rtt);
+        w.flag("unknown_max_growth", &mut self.unknown_max_growth);
     }
 }
 
@@ -95,6 +101,8 @@ pub struct Cubic {
     cwnd_f: f64,
     written: u64,
     after_rto: bool,
+    /// A loss set W_max since the start or the last timeout (Linux: `last_max_cwnd != 0`).
+    max_known: bool,
     hy: HyStart,
 }
 
@@ -217,6 +225,7 @@ impl Cubic {
             w
         };
         self.cwnd_prior = w;
+        self.max_known = true;
         st.ssthresh = ((flight as f64 * self.cfg.beta) as u64).max(2 * st.mss);
         self.epoch = None;
     }
@@ -233,6 +242,9 @@ impl CongestionControl for Cubic {
     }
     fn name(&self) -> &'static str {
         "cubic"
+    }
+    fn reads_sample_rtt(&self) -> bool {
+        self.cfg.hystart // hystart_update takes each ACK's RTT sample
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
@@ -277,6 +289,11 @@ impl CongestionControl for Cubic {
             let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
             self.cwnd_f = cwnd + (target - cwnd) / cwnd * segs;
         }
+        if self.cfg.unknown_max_growth && !self.max_known {
+            // bictcp_update: cnt <= 20 while last_max_cwnd is 0 (a twentieth of a segment per
+            // segment acknowledged, 5 % per RTT).
+            self.cwnd_f = self.cwnd_f.max(cwnd + segs / 20.0);
+        }
         self.write(st);
     }
 
@@ -302,6 +319,8 @@ impl CongestionControl for Cubic {
         }
         self.epoch = None;
         self.after_rto = true;
+        // bictcp_reset also forgets last_max_cwnd.
+        self.max_known = false;
         // cubictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset arm HyStart again.
         self.hy = HyStart::default();
         self.cwnd_f = 1.0;
@@ -318,6 +337,50 @@ mod tests {
 
     fn close(a: f64, b: f64, eps: f64) -> bool {
         (a - b).abs() < eps
+    }
+
+    #[test]
+    fn linux_grows_five_percent_per_rtt_until_a_loss_sets_w_max() {
+        let ev = |now_ms: u64| AckEvent {
+            now: SimTime(now_ms * 1_000_000),
+            bytes_acked: 1000,
+            srtt: Some(Dur::from_millis(100)),
+            ..AckEvent::default()
+        };
+        let run = |floor: bool, lost: bool| {
+            let mut c = Cubic::new(Config {
+                unknown_max_growth: floor,
+                alpha_to_one: false,
+                ..Config::default()
+            });
+            let mut st = CcState {
+                cwnd: 100_000,
+                ssthresh: 100_000,
+                mss: 1000,
+                ca_rule: CaRule::ByteCounting,
+                abc_limit: 2,
+                ca_bytes: 0,
+            };
+            if lost {
+                c.congestion_event(&mut st, 100_000);
+                st.cwnd = st.ssthresh;
+            }
+            let start = st.cwnd;
+            // One RTT's worth of ACKs (one per segment) right after the epoch began.
+            for i in 0..(start / 1000) {
+                c.on_ack(&mut st, &ev(1 + i));
+            }
+            (st.cwnd as f64 - start as f64) / 1000.0
+        };
+        // No W_max yet: 100 segments acknowledged give 5 segments (the cubic term is ~0 here).
+        let floor = run(true, false);
+        assert!((4.9..=5.0).contains(&floor), "{floor}");
+        // Without the floor (RFC 9438), the cubic and Reno-friendly terms alone: under 2.
+        let rfc = run(false, false);
+        assert!(rfc < 2.0, "{rfc}");
+        // After a loss W_max is known: the floor no longer applies.
+        let after_loss = run(true, true);
+        assert!(after_loss < 2.0, "{after_loss}");
     }
 
     #[test]

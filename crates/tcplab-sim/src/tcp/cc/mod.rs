@@ -158,8 +158,8 @@ pub struct AckEvent {
     pub in_recovery: bool,
     /// RTT of the most recently sent segment this ACK delivered, if it was never retransmitted:
     /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms. Kept only for
-    /// controls that hear every ACK (`hears_every_ack`) or use rate samples; None in the
-    /// `on_ack` of the others.
+    /// controls that hear every ACK (`hears_every_ack`), use rate samples or read it in
+    /// `on_ack` (`reads_sample_rtt`); None in the `on_ack` of the others.
     pub sample_rtt: Option<Dur>,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), if this ACK delivered
     /// data.
@@ -222,6 +222,12 @@ pub trait CongestionControl: Send {
     /// no, and the sender does not build the event on every ACK.
     fn hears_every_ack(&self) -> bool {
         true
+    }
+
+    /// Whether `on_ack` reads `AckEvent::sample_rtt` (CUBIC's HyStart): the sender then keeps
+    /// the newest segment each ACK delivers even if nothing else needs it.
+    fn reads_sample_rtt(&self) -> bool {
+        false
     }
 
     /// The slow-start threshold after a congestion event (ns-3's GetSsThresh: returns it).
