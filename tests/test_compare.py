@@ -110,6 +110,26 @@ def test_shorthand_without_a_noisy_link_is_refused() -> None:
         compare.sweep_targets(clean, compare.parse_sweep("ber=1e-7..1e-5", 3))
 
 
+def _with_web(connection: str) -> tcplab.Scenario:
+    """The small sarkar setup with an http application listed before its ftp transfer."""
+    data = small().to_dict()
+    web = {"name": "web", "kind": "http", "client": "client", "server": "server",
+           "connection": connection, "page_size": "1000B", "objects": 0, "think_time": "2s",
+           "count": 3}  # fmt: skip
+    return tcplab.Scenario.from_dict({**data, "apps": [web, *data["apps"]]})
+
+
+@pytest.mark.parametrize("connection", ["per_page", "persistent"])
+def test_transactions_are_refused_and_the_default_is_the_first_transfer(connection) -> None:
+    with pytest.raises(compare.SweepError) as info:
+        compare.plan_comparison(_with_web(connection), app="web")
+    err = info.value
+    assert err.option == "--app" and "'web' (http)" in str(err) and "ftp, bulk, cbr" in str(err)
+    # without --app the first application the models describe is taken, not the first listed
+    plan = compare.plan_comparison(_with_web(connection), seeds=1)
+    assert plan.app == "ftp"
+
+
 # ----------------------------------------------------------------------------------------------
 # The command's errors (exit 2, the message names the option and the value)
 

@@ -325,7 +325,10 @@ def compare_cmd(
     app_name: Annotated[
         str | None,
         typer.Option(
-            "--app", help="The application to compare (default: the first).", show_default=False
+            "--app",
+            help="The application to compare: an ftp, bulk or cbr transfer (default: the "
+            "first of those).",
+            show_default=False,
         ),
     ] = None,
     jobs: JobsOpt = None,

@@ -723,6 +723,11 @@ class ComparisonPlan:
         return self.points[0][2].sender_end
 
 
+#: Application kinds whose throughput the analytic models describe: one TCP transfer, sized
+#: (ftp, bulk) or offered at a constant rate (cbr).
+COMPARABLE_KINDS = ("ftp", "bulk", "cbr")
+
+
 def plan_comparison(
     scenario: Scenario,
     sweep: Sweep | None = None,
@@ -741,8 +746,18 @@ def plan_comparison(
     base_inputs = scenario_inputs(scenario, app)
     if not base_inputs:
         raise SweepError("the scenario has no application to compare", "--app")
-    if app is None:
-        app = base_inputs[0].app
+    comparable = [i for i in base_inputs if i.kind in COMPARABLE_KINDS]
+    if not comparable:
+        found = ", ".join(f"{i.app!r} ({i.kind})" for i in base_inputs)
+        what = f"--app {app!r}" if app is not None else "the scenario"
+        raise SweepError(
+            f"{what}: the models describe one TCP transfer, an application of kind "
+            f"{', '.join(COMPARABLE_KINDS)}; found {found}. Transactions (http, database) "
+            "open many short exchanges or a connection per page, and udp has no TCP: compare "
+            "their response times with `tcplab sweep` instead",
+            "--app",
+        )
+    app = comparable[0].app
     if sweep is None:
         targets: list[str] = []
         scenarios = [(math.nan, scenario)]
