@@ -112,6 +112,7 @@ def test_variants_json_lists_each_algorithms_parameters() -> None:
         "alpha_to_one",
         "target_min_rtt",
         "unknown_max_growth",
+        "packets",
     }
     lrs = {r["name"]: r["params"] for r in reg["loss_recoveries"]}
     assert {p["name"] for p in lrs["rack-tlp"]} == {"max_ack_delay", "tlp", "reo_wnd_mult"}

@@ -938,7 +938,10 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
     // none of its own (an `[apps.tcp]` table's `cc_params` replaces the scenario's whole table,
     // and so does not hide these).
     for &(name, key, ref value) in profile_cc_defaults(&pname).iter() {
-        if c.congestion_control == name && !c.cc_params.contains_key(key) {
+        // CUBIC's packet arithmetic goes with whole-packet windows: `cwnd_packets = false`
+        // alone gives CUBIC in bytes too.
+        let follows_bytes = key == "packets" && !c.cwnd_packets;
+        if c.congestion_control == name && !c.cc_params.contains_key(key) && !follows_bytes {
             c.cc_params.insert(key.to_string(), value.clone());
         }
     }
@@ -966,8 +969,9 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
 /// Parameters of congestion-control algorithms that a profile sets unless the scenario does:
 /// (algorithm, parameter, value). `linux`: CUBIC with HyStart (tcp_cubic.c, `hystart = 1`) and
 /// Linux's constant Reno-friendly increase (`tcp_friendliness`) and W_cubic target at t plus
-/// the minimum RTT (`bictcp_update`), and its 5 % per RTT floor while no loss set W_max
-/// (`bictcp_update`: cnt <= 20 while last_max_cwnd is 0). `ns2`: NewReno's window after a full ACK is ssthresh
+/// the minimum RTT (`bictcp_update`), its 5 % per RTT floor while no loss set W_max
+/// (`bictcp_update`: cnt <= 20 while last_max_cwnd is 0), and its arithmetic in whole packets
+/// (`cubic_packets.rs`). `ns2`: NewReno's window after a full ACK is ssthresh
 /// (RFC 6582 option 2): ns-2.35's `NewRenoTcpAgent::recv` only clamps it to the data
 /// outstanding when `exit_recovery_fix_` is set, and that defaults to 0.
 pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, ParamValue)> {
@@ -977,6 +981,7 @@ pub fn profile_cc_defaults(profile: &str) -> Vec<(&'static str, &'static str, Pa
             ("cubic", "alpha_to_one", ParamValue::Bool(false)),
             ("cubic", "target_min_rtt", ParamValue::Bool(true)),
             ("cubic", "unknown_max_growth", ParamValue::Bool(true)),
+            ("cubic", "packets", ParamValue::Bool(true)),
         ],
         "ns2" => vec![(
             "newreno",
@@ -1989,7 +1994,8 @@ size = "1MB"
         assert_eq!(p.get("hystart"), Some(&ParamValue::Bool(true)));
         assert_eq!(p.get("alpha_to_one"), Some(&ParamValue::Bool(false)));
         assert_eq!(p.get("unknown_max_growth"), Some(&ParamValue::Bool(true)));
-        assert_eq!(p.len(), 5);
+        assert_eq!(p.get("packets"), Some(&ParamValue::Bool(true)));
+        assert_eq!(p.len(), 6);
         let own = Scenario::from_toml_str(&format!(
             "{BASE}[tcp]\nprofile = \"linux\"\ncc_params = {{ hystart = false }}\n"
         ))

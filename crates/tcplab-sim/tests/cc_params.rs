@@ -165,7 +165,8 @@ fn an_application_table_replaces_the_scenario_table_and_describe_lists_every_par
             "hystart": false,
             "alpha_to_one": true,
             "target_min_rtt": false,
-            "unknown_max_growth": false
+            "unknown_max_growth": false,
+            "packets": false
         })
     );
     assert_eq!(t.get("lr_params").unwrap(), &serde_json::json!({}));

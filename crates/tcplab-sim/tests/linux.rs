@@ -262,3 +262,47 @@ fn hystart_ends_slow_start_whatever_the_loss_recovery() {
         assert!((69.0..=100.0).contains(&peak), "{lr}: {peak}");
     }
 }
+
+#[test]
+fn cubic_counts_whole_packets_unless_told_otherwise() {
+    // 1 % random loss keeps CUBIC in congestion avoidance. Linux's snd_cwnd is an integer
+    // (cubic_packets.rs): every window the sender traces outside recovery (where PRR sets it)
+    // is whole segments. RFC 9438's real window (packets = false) is not.
+    let run = |cc: &str| {
+        let out = run_toml(&one_link(
+            "60s",
+            &format!("profile = \"linux\"\ncongestion_control = \"cubic\"\n{cc}"),
+            "rate = \"20Mbps\"\ndelay = \"100ms\"\nqueue = \"100p\"",
+            "{ model = \"per\", p = 0.01 }",
+            "2MB",
+            "trace = true\nevents = true",
+        ));
+        // Recovery episodes: from a fast retransmit or timeout to the next recovery exit.
+        let mut episodes: Vec<(f64, f64)> = Vec::new();
+        for e in events(&out) {
+            match e.kind.as_str() {
+                "fast_retransmit" | "rto" => episodes.push((e.time, f64::INFINITY)),
+                "recovery_exit" => {
+                    if let Some(last) = episodes.last_mut() {
+                        last.1 = last.1.min(e.time);
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(episodes.len() >= 3, "{episodes:?}");
+        let t = out.table("trace").expect("trace table");
+        let (time, end, cwnd) = (f64s(t, "time_s"), u64s(t, "end"), u64s(t, "cwnd"));
+        let outside: Vec<u64> = (0..end.len())
+            .filter(|&i| end[i] == 1 && time[i] > 0.0)
+            .filter(|&i| !episodes.iter().any(|&(a, b)| a <= time[i] && time[i] <= b))
+            .map(|i| cwnd[i])
+            .collect();
+        assert!(outside.len() > 100, "{}", outside.len());
+        outside.iter().filter(|&&w| w % SEG != 0).count()
+    };
+    assert_eq!(run(""), 0);
+    assert!(run("cc_params = { packets = false }") > 10);
+    // Windows in bytes take CUBIC's real arithmetic with them.
+    assert!(run("cwnd_packets = false") > 10);
+}

@@ -98,6 +98,10 @@ ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
         "bictcp_update: cnt <= 20 while last_max_cwnd = 0",
         {"tcp.cc_params": {"unknown_max_growth": False}},
     ),
+    "CUBIC in real numbers (RFC 9438)": (
+        "bictcp_update, tcp_cong_avoid_ai: whole packets",
+        {"tcp.cc_params": {"packets": False}},
+    ),
 }
 ABLATION_PDROPS = (0.001, 0.01)
 

@@ -413,6 +413,7 @@ def _tcp_stack(
         "alpha_to_one": False,
         "target_min_rtt": True,
         "unknown_max_growth": True,
+        "packets": True,
     }
     for k, want in linux_cubic.items():
         v = (tcp.get("cc_params") or {}).get(k)

@@ -28,6 +28,7 @@
 //! min(cwnd, FlightSize), because this simulator lets cwnd grow while the receiver window
 //! limits the flight (RFC 9438 section 4.6 asks such implementations to take measures).
 
+use super::cubic_packets::{Bictcp, Knobs};
 use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
 use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::{Dur, SimTime};
@@ -54,6 +55,10 @@ pub struct Config {
     /// HyStart ended slow start, or after a timeout, which resets the state), cwnd grows at
     /// least 5 % per RTT (`ca->cnt` at most 20). RFC 9438 has no such floor.
     pub unknown_max_growth: bool,
+    /// Linux's arithmetic in whole packets (`cubic_packets.rs`): integer W_max and ssthresh,
+    /// growth as a count of packets per increase, the Reno estimate of `tcp_friendliness`;
+    /// `target_min_rtt` and `alpha_to_one` do not apply. On in the `linux` profile.
+    pub packets: bool,
 }
 
 impl Default for Config {
@@ -67,6 +72,7 @@ impl Default for Config {
             alpha_to_one: true,
             target_min_rtt: false,
             unknown_max_growth: false,
+            packets: false,
         }
     }
 }
@@ -83,6 +89,7 @@ impl Tunable for Config {
         w.flag("alpha_to_one", &mut self.alpha_to_one);
         w.flag("target_min_rtt", &mut self.target_min_rtt);
         w.flag("unknown_max_growth", &mut self.unknown_max_growth);
+        w.flag("packets", &mut self.packets);
     }
 }
 
@@ -104,6 +111,8 @@ pub struct Cubic {
     /// A loss set W_max since the start or the last timeout (Linux: `last_max_cwnd != 0`).
     max_known: bool,
     hy: HyStart,
+    /// The packet-arithmetic state (`Config::packets`).
+    pk: Bictcp,
 }
 
 /// Linux's HyStart state (`struct bictcp`: found, round_start, last_ack, end_seq, curr_rtt,
@@ -216,7 +225,25 @@ impl Cubic {
     }
 
     /// Sections 4.6 and 4.7.
+    fn knobs(&self) -> Knobs {
+        Knobs {
+            c: self.cfg.c,
+            beta: (self.cfg.beta * 1024.0).round() as u32,
+            fast_convergence: self.cfg.fast_convergence,
+            reno_friendly: self.cfg.reno_friendly,
+            unknown_max_growth: self.cfg.unknown_max_growth,
+        }
+    }
+
     fn congestion_event(&mut self, st: &mut CcState, flight: u64) {
+        if self.cfg.packets {
+            let w = (flight / st.mss.max(1)).clamp(1, u64::from(u32::MAX)) as u32;
+            let k = self.knobs();
+            st.ssthresh = u64::from(self.pk.congestion_event(w, &k)) * st.mss;
+            self.w_max = f64::from(self.pk.last_max_cwnd);
+            self.epoch = None;
+            return;
+        }
         let mss = st.mss as f64;
         let w = st.cwnd.min(flight).max(st.mss) as f64 / mss;
         self.w_max = if self.cfg.fast_convergence && w < self.w_max {
@@ -263,6 +290,17 @@ impl CongestionControl for Cubic {
             if acked == 0 || st.cwnd < st.ssthresh {
                 return;
             }
+        }
+        if self.cfg.packets {
+            let mss = st.mss.max(1);
+            let cwnd = (st.cwnd / mss).clamp(1, u64::from(u32::MAX)) as u32;
+            let pkts = self.pk.packets(acked, mss);
+            let k = self.knobs();
+            let grown = self
+                .pk
+                .on_ack(cwnd, pkts, ev.now, ev.min_rtt.or(ev.srtt), &k);
+            st.cwnd = u64::from(grown) * mss;
+            return;
         }
         let mss = st.mss as f64;
         if st.cwnd != self.written {
@@ -321,6 +359,7 @@ impl CongestionControl for Cubic {
         self.after_rto = true;
         // bictcp_reset also forgets last_max_cwnd.
         self.max_known = false;
+        self.pk.reset();
         // cubictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset arm HyStart again.
         self.hy = HyStart::default();
         self.cwnd_f = 1.0;
