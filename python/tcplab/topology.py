@@ -318,6 +318,7 @@ def campus(
     seed: int = 1,
     trace: bool = False,
     link_series: str | None = "1s",
+    app_series: str | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Scenario:
     """A campus as seed 004 draws it: workstations `node_0..` on a `switch` (links `node_<i>`),
@@ -325,7 +326,9 @@ def campus(
     processing delay) to `router_hq` (links `main_fw`, `fw_hq`), and behind `router_hq` the
     `http_server`, `db_server` and `ftp_server` (links `http`, `db`, `ftp`; direction ab carries
     the servers' answers). Every user runs each of `apps` against its server: `http_<i>`,
-    `db_<i>`, `ftp_<i>`, user `i` starting `i x start_spread / users` into the run.
+    `db_<i>`, `ftp_<i>`, user `i` starting `i x start_spread / users` into the run; each
+    application's responses count in its kind's group (`http`, `database`, `ftp`) of the
+    `app_series` table.
 
     :param users: the number of workstations, 1 to 10000.
     :param apps: which of "http", "database", "ftp" each user runs.
@@ -345,6 +348,8 @@ def campus(
         profile's.
     :param loss_recovery: every connection's loss recovery likewise.
     :param link_series: `output.link_series` (statistics per interval of every link); None: off.
+    :param app_series: `output.app_series` (response times per interval of each application
+        kind over every user); None: off.
     :param profile, stop_time, name, seed, trace, overrides: as in `dumbbell`.
     """
     users = _count("users", users)
@@ -389,6 +394,7 @@ def campus(
                 "client": f"node_{i}",
                 "server": _CAMPUS_SERVERS[a],
                 "start": start,
+                "group": a,
             }
             if a == "ftp":
                 app["size"] = ftp_size
@@ -398,6 +404,8 @@ def campus(
     output: dict[str, Any] = {"trace": trace}
     if link_series is not None:
         output["link_series"] = link_series
+    if app_series is not None:
+        output["app_series"] = app_series
     return _scenario(
         name=name, seed=seed, stop_time=stop_time, profile=profile, nodes=nodes, links=links,
         apps=app_list, output=output, overrides=overrides,

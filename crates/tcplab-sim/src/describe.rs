@@ -132,6 +132,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
             "server": sc.nodes[a.server].name,
             "sender": sc.nodes[snd].name,
             "start_s": a.start.as_secs_f64(),
+            "group": a.group,
             "tcp": {
                 "profile": a.profile,
                 "mss": t.mss,

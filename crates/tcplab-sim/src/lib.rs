@@ -7,6 +7,7 @@
 
 #![recursion_limit = "256"] // describe.rs builds the resolved TCP settings in one json! literal
 
+pub mod app_series;
 pub mod apps;
 pub mod aqm;
 pub mod codel;

@@ -136,6 +136,9 @@ pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Va
                     };
                     let ns = ((at + own) * 1e9).round() as u64;
                     app.insert("name".into(), json!(format!("{name}:{label}:{host}:{rep}")));
+                    if !tm.contains_key("group") {
+                        app.insert("group".into(), json!(format!("{name}:{label}")));
+                    }
                     app.insert("client".into(), json!(host));
                     if !tm.contains_key("server") {
                         app.insert("server".into(), json!(server.clone()));
@@ -252,6 +255,9 @@ pub fn expand_ftp(
             app.remove(key);
         }
         app.insert("name".into(), json!(format!("{name}:{k}")));
+        if !m.contains_key("group") {
+            app.insert("group".into(), json!(name));
+        }
         app.insert(
             "start".into(),
             json!(format!("{}ns", (at * 1e9).round() as u64)),

@@ -113,6 +113,8 @@ pub struct AppCfg {
     pub profile: String,
     /// The server's port (what packet filters match).
     pub port: u16,
+    /// The name the `app_series` table counts this application's responses under.
+    pub group: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -125,6 +127,8 @@ pub struct OutputCfg {
     pub queues: bool,
     /// Statistics of every link direction per this interval (the `link_series` table).
     pub link_series: Option<Dur>,
+    /// Response times per application group per this interval (the `app_series` table).
+    pub app_series: Option<Dur>,
     /// The most rows any one table keeps in memory (later rows are counted, not kept).
     pub max_rows: usize,
 }
@@ -1802,6 +1806,17 @@ impl Scenario {
                 Some(n) => n as u16,
                 None => default_port(&kind),
             };
+            let group = match get_str(m, &p, "group")? {
+                Some(g) if g.is_empty() => {
+                    return Err(SimError::invalid(
+                        join(&p, "group"),
+                        "\"\"",
+                        "a non-empty name",
+                    ))
+                }
+                Some(g) => g,
+                None => name.clone(),
+            };
             apps.push(AppCfg {
                 name,
                 kind,
@@ -1811,6 +1826,7 @@ impl Scenario {
                 tcp,
                 profile,
                 port,
+                group,
             });
         }
         if apps.is_empty() {
@@ -1831,6 +1847,7 @@ impl Scenario {
             packets: get_bool(om, "output", "packets")?.unwrap_or(false),
             queues: get_bool(om, "output", "queues")?.unwrap_or(false),
             link_series: get_dur(om, "output", "link_series")?,
+            app_series: get_dur(om, "output", "app_series")?,
             max_rows: get_uint(om, "output", "max_rows", 1, 1_000_000_000)?
                 .unwrap_or(DEFAULT_MAX_ROWS as u64) as usize,
         };
@@ -1839,6 +1856,13 @@ impl Scenario {
                 "output.link_series",
                 "0s",
                 "a positive duration such as \"1s\", or leave it out for no link series",
+            ));
+        }
+        if output.app_series == Some(Dur::ZERO) {
+            return Err(SimError::invalid(
+                "output.app_series",
+                "0s",
+                "a positive duration such as \"10s\", or leave it out for no application series",
             ));
         }
         if output.trace_interval == Some(Dur::ZERO) {

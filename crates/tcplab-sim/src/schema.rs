@@ -192,6 +192,7 @@ pub const FIELDS: &[Field] = &[
     f("apps[]", "server", "", "string", "", "", "a host other than the client", "The host that accepts it.", ""),
     f("apps[]", "start", "", "duration", "s", "\"0s\"", DUR, "When the application starts.", "\"1s\""),
     f("apps[]", "tcp", "", "table", "", "{}", "tcp fields", "TCP settings of this application's connection, over the scenario's [tcp].", "{ mss = 536 }"),
+    f("apps[]", "group", "", "string", "", "the application's name; a profile's application: \"<profile>:<name>\"; a repeating ftp's transfers: its name", "a non-empty name", "The name under which the app_series table counts this application's responses, as OPNET reports an application's statistics over every user running it.", "\"web\""),
     f("apps[]", "port", "", "integer", "", "by kind: ftp 21, http 80, database 5432, bulk and udp 5001, cbr 5004", "1 to 65535", "The server's port: what a node's packet filter (rules) matches.", "8080"),
     f("apps[]", "size", "kind=ftp", "size", "bytes", "", SIZE, "The file the server sends.", "\"100kB\""),
     f("apps[]", "request_size", "kind=ftp", "size", "bytes", "64", SIZE, "The request the client sends first.", "100"),
@@ -247,6 +248,7 @@ pub const FIELDS: &[Field] = &[
     f("output", "packets", "", "bool", "", "false", BOOL, "The per-packet log (what a pcap is made from).", "true"),
     f("output", "queues", "", "bool", "", "false", BOOL, "Each link direction's queue length over time.", "true"),
     f("output", "link_series", "", "duration", "s", "none", "a positive duration", "Statistics of every link direction per interval of this length (table link_series): packets and bits per second, utilisation, mean and maximum queuing delay, mean queue, queue and error drops; and the distribution of every frame's queuing delay over the run (table queue_delay_hist: frames that did not wait, then 10 log-spaced bins per decade from 1 us to 1000 s, with the cumulative fraction).", "\"1s\""),
+    f("output", "app_series", "", "duration", "s", "none", "a positive duration", "Response times per application group (apps[].group) per interval of this length (table app_series): pages, queries and ftp or bulk transfers completed in the interval, their mean and largest response time (NaN when none completed), and their response bytes.", "\"10s\""),
     f("output", "max_rows", "", "integer", "rows", "2000000", "1 to 1000000000", "The most rows any one table keeps in memory (about 200 MB for the trace); later rows are counted, not kept, and the summary's tables_truncated and a warning say so.", "5000"),
 ];
 

@@ -1,11 +1,12 @@
 //! The simulated world: nodes with static routes, link directions, connections and
 //! applications, driven by one event queue.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{json, Value};
 
+use crate::app_series;
 use crate::apps::{Actions, TxnRt};
 use crate::aqm::{AqmCfg, Red};
 use crate::codel::CoDelQueue;
@@ -1173,6 +1174,23 @@ impl<'s> Sim<'s> {
         if self.apps.iter().any(|a| a.txn.is_some()) {
             tables.push(transactions_table(self.sc, &self.apps));
         }
+        if let Some(every) = self.sc.output.app_series {
+            let (groups, responses) = app_responses(self.sc, &self.apps);
+            let (t, dropped) =
+                app_series::table(&groups, &responses, every, end, self.sc.output.max_rows);
+            if dropped > 0 {
+                let entry = json!({
+                    "table": "app_series",
+                    "rows_kept": self.sc.output.max_rows,
+                    "rows_dropped": dropped,
+                });
+                match summary.get_mut("tables_truncated") {
+                    Some(Value::Array(list)) => list.push(entry),
+                    _ => summary["tables_truncated"] = Value::Array(vec![entry]),
+                }
+            }
+            tables.push(t);
+        }
         if self.sc.output.link_series.is_some() {
             let mut cols = SeriesColumns::default();
             let mut hist = DelayHistColumns::default();
@@ -1274,6 +1292,50 @@ fn transactions_table(sc: &Scenario, apps: &[AppRt]) -> Table {
             ("response_bytes".into(), Column::U64(resp_b)),
         ],
     }
+}
+
+/// Every completed response of the applications that have them (pages and queries, ftp and
+/// bulk transfers), and their groups in order of first appearance.
+fn app_responses(sc: &Scenario, apps: &[AppRt]) -> (Vec<String>, Vec<app_series::Response>) {
+    let mut groups: Vec<String> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (cfg, rt) in sc.apps.iter().zip(apps) {
+        let transfer = match cfg.kind {
+            AppKind::Ftp { size, .. } => Some(size),
+            AppKind::Bulk { size } => Some(size.unwrap_or(0)),
+            AppKind::Txn(_) => None,
+            AppKind::Cbr { .. } | AppKind::Udp(_) => continue,
+        };
+        let g = *index.entry(cfg.group.as_str()).or_insert_with(|| {
+            groups.push(cfg.group.clone());
+            groups.len() - 1
+        });
+        let mut push = |start: SimTime, done: SimTime, bytes: u64| {
+            out.push(app_series::Response {
+                group: g,
+                done,
+                time: done.since(start),
+                bytes,
+            })
+        };
+        match (transfer, rt.txn.as_deref()) {
+            (None, Some(t)) => {
+                for x in &t.txns {
+                    if let Some(done) = x.done {
+                        push(x.start, done, x.response_bytes);
+                    }
+                }
+            }
+            (Some(bytes), _) => {
+                if let (Some(s), Some(d)) = (rt.started, rt.done_at) {
+                    push(s, d, bytes);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    (groups, out)
 }
 
 /// The `queues` table: every link direction's waiting queue (frames and wire bytes, the frame
