@@ -20,9 +20,9 @@
 //! Seed 003's authors ran the UCLA ns-2 TCP Westwood add-on (Casetti, Gerla, Mascolo, Valla;
 //! `tcp-westwood.cc`, `tcp-westwood-nr.cc`, v1.3 2002). It differs from the equations above, and
 //! each difference is a parameter; `model = "ns2"` sets them all to the module's constructor
-//! defaults (no ns-default.tcl entry overrides them: every variable is bound in the constructor
-//! and ns-2.35's library has no Westwood defaults), `model = "paper"` (the default) keeps the
-//! equations. A parameter given next to `model` overrides the preset.
+//! defaults (the module binds its variables but ships no ns-default.tcl entries, so the
+//! constructor's values stand), `model = "paper"` (the default) keeps the equations. A
+//! parameter given next to `model` overrides the preset.
 //!
 //! - `ack_count = "ns2"` (`WestwoodTcpAgent::recv`, `WestwoodNRTcpAgent::bwe_computation`):
 //!   the same duplicate-ACK accounting in whole packets, except that a cumulative ACK the
@@ -69,6 +69,9 @@
 //!   seed's study ran; the seed itself gives no value.
 //! - The module's first sample counts the ACK of the SYN too; ours start at the first ACK of
 //!   data.
+//! - The estimate hears an ACK after the sender acted on it (`on_delivery`), so a fast
+//!   retransmit's ssthresh uses the estimate before the third duplicate ACK's own sample; the
+//!   module (and Linux) update it first. One sample of weight 0.0476 with `filter_type_` 1.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
 use crate::tcp::params::{Range, Tunable, Walk};
