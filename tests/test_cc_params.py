@@ -81,7 +81,19 @@ def test_describe_shows_every_parameter_with_defaults_filled_in() -> None:
     tcp = scenario(
         'congestion_control = "westwood"\ncc_params = { tau = "500ms" }\nloss_recovery = "rack-tlp"'
     ).describe()["apps"][0]["tcp"]
-    assert tcp["cc_params"] == {"tau_s": 0.5, "recovery": "reno"}
+    assert tcp["cc_params"] == {
+        "model": "paper",
+        "tau_s": 0.5,
+        "recovery": "reno",
+        "filter": "paper",
+        "alpha": 0.9,
+        "ack_count": "paper",
+        "ack_cap": 0,
+        "rtt_min": "samples",
+        "timeout_divisor": "none",
+        "inflation": True,
+        "exit_window": "ssthresh",
+    }
     assert tcp["lr_params"] == {"max_ack_delay_s": 0.2, "tlp": True, "reo_wnd_mult": 1}
     plain = scenario("").describe()["apps"][0]["tcp"]
     assert plain["congestion_control"] == "reno"
@@ -163,3 +175,72 @@ def test_trace_carries_westwoods_bandwidth_estimate_and_rtt_min():
     # Other algorithms keep no estimate: the columns are empty, not zero.
     _, reno = _bwe_trace("reno")
     assert reno["bwe_Bps"].isna().all() and reno["bwe_rtt_min_s"].isna().all()
+
+
+NS2_MODULE = {
+    "model": "ns2",
+    "tau_s": 1.0,
+    "recovery": "reno",
+    "filter": "ns2_fixed",
+    "alpha": 0.9,
+    "ack_count": "ns2",
+    "ack_cap": 2,
+    "rtt_min": "ns2",
+    "timeout_divisor": "ns2",
+    "inflation": False,
+    "exit_window": "keep",
+}
+
+
+def _westwood(params: str, lr: str = "dupack") -> dict:
+    sc = scenario(f'congestion_control = "westwood"\nloss_recovery = "{lr}"\ncc_params = {params}')
+    return sc.describe()["apps"][0]["tcp"]["cc_params"]
+
+
+def test_westwood_model_ns2_sets_the_modules_defaults_and_a_knob_overrides_one() -> None:
+    assert _westwood('{ model = "ns2" }') == NS2_MODULE
+    assert _westwood('{ model = "ns2", filter = "ns2_tustin", ack_cap = 0 }') == {
+        **NS2_MODULE,
+        "filter": "ns2_tustin",
+        "ack_cap": 0,
+    }
+    # WestwoodNR: the module on ns-2's NewReno agent, whose fast recovery inflates.
+    assert _westwood('{ model = "ns2", recovery = "newreno" }', lr="newreno") == {
+        **NS2_MODULE,
+        "recovery": "newreno",
+        "inflation": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "value", "allowed"),
+    [
+        ('{ model = "ns3" }', "model", "ns3", ['"paper"', '"ns2"']),
+        ('{ filter = "tustin" }', "filter", "tustin", ['"ns2_fixed"', '"ns2_tustin"']),
+        ('{ ack_count = "linux" }', "ack_count", "linux", ['"paper"', '"ns2"']),
+        ("{ ack_cap = 1001 }", "ack_cap", "1001", ["0 to 1000"]),
+        ("{ alpha = 1 }", "alpha", "1", ["[0, 1)"]),
+        ('{ rtt_min = "ticks" }', "rtt_min", "ticks", ['"samples"', '"ns2"']),
+        ("{ timeout_divisor = 2 }", "timeout_divisor", "2", ['"none"', '"ns2"']),
+        ('{ inflation = "no" }', "inflation", "no", ["true or false"]),
+        ('{ exit_window = "cwnd" }', "exit_window", "cwnd", ['"ssthresh"', '"keep"']),
+    ],
+)
+def test_a_bad_westwood_model_field_names_the_field_the_value_and_what_is_allowed(
+    params: str, field: str, value: str, allowed: list[str]
+) -> None:
+    with pytest.raises(errors.InvalidValueError) as e:
+        _westwood(params)
+    assert e.value.field == f"tcp.cc_params.{field}"
+    assert value in e.value.value
+    for a in allowed:
+        assert a in e.value.allowed, (a, e.value.allowed)
+
+
+def test_westwood_nr_under_duplicate_ack_recovery_is_refused_with_the_way_out() -> None:
+    with pytest.raises(errors.InvalidValueError) as e:
+        _westwood('{ recovery = "newreno" }', lr="dupack")
+    assert e.value.field == "tcp.cc_params.recovery"
+    assert "newreno" in e.value.value
+    assert 'loss_recovery = "newreno"' in e.value.allowed
+    assert _westwood('{ recovery = "newreno" }', lr="newreno")["recovery"] == "newreno"

@@ -200,12 +200,15 @@ def test_options_reach_the_grid() -> None:
     assert "speed-uncapped" not in groups and "delay-oneway" not in groups
     assert {"delay", "delay-5pct"} <= groups
     west = [c for c in cases if c.variant == "westwood"]
-    assert all(c.overrides["tcp.cc_params"] == {"recovery": "newreno"} for c in west)
+    assert all(
+        c.overrides["tcp.cc_params"] == {"model": "ns2", "recovery": "newreno"} for c in west
+    )
     assert all(c.overrides["tcp.loss_recovery"] == "newreno" for c in west)
     assert not any("tcp.cc_params" in c.overrides for c in cases if c.variant != "westwood")
     # the defaults change nothing
     assert ww.STUDY.configure(ww.STUDY.resolve_options({})) is ww.STUDY
     for bad, name in (({"westwood_recovery": "vegas"}, "westwood_recovery"),
+                      ({"westwood_model": "linux"}, "westwood_model"),
                       ({"delay_readings": "delay-10pct"}, "delay_readings")):  # fmt: skip
         with pytest.raises(ValueError, match=name):
             ww.STUDY.resolve_options(bad)
@@ -221,3 +224,31 @@ def test_westwood_recovery_option_changes_westwoods_runs_only() -> None:
         runs[rec] = res.runs.set_index(["variant", "seed"])["throughput_mbps"]
     assert (runs["reno"].loc["reno"] == runs["newreno"].loc["reno"]).all()
     assert (runs["reno"].loc["westwood"] != runs["newreno"].loc["westwood"]).any()
+
+
+def test_westwood_model_option_picks_the_ns2_module_by_default_or_the_papers_equations() -> None:
+    assert ww.STUDY.westwood_model == ww.WESTWOOD_MODEL == "ns2"
+    assert "ns-2 TCP Westwood add-on module" in ww.STUDY.westwood_line()
+    paper = ww.STUDY.configure(ww.STUDY.resolve_options({"westwood_model": "paper"}))
+    assert paper.westwood_model == "paper" and "equations 1-5" in paper.westwood_line()
+    for study, model in ((ww.STUDY, "ns2"), (paper, "paper")):
+        west = [c for c in study.cases() if c.variant == "westwood"]
+        assert all(c.overrides["tcp.cc_params"] == {"model": model} for c in west)
+        assert all(c.overrides["tcp.loss_recovery"] == "dupack" for c in west)
+        assert all(c.params["westwood_model"] == model for c in west)
+    # The report names the model it ran.
+    assert paper.references()["ours"]["settings"][-1] == paper.westwood_line()
+    with pytest.raises(ValueError, match="westwood_model"):
+        ww.WestwoodWireless(westwood_model="linux")
+
+
+def test_westwood_model_option_changes_westwoods_runs_only() -> None:
+    small = ww.WestwoodWireless(setups=("inferred",), pers=(0.1,), speeds_mbps=(), delays_ms=(),
+                                timeseries=False, uncapped=False)  # fmt: skip
+    runs = {}
+    for model in ("paper", "ns2"):
+        res = small.run(seeds=[1, 2], options={"westwood_model": model})
+        runs[model] = res.runs.set_index(["group", "variant", "seed"])["throughput_mbps"]
+    assert (runs["paper"].xs("reno", level=1) == runs["ns2"].xs("reno", level=1)).all()
+    west = runs["paper"].xs("westwood", level=1) != runs["ns2"].xs("westwood", level=1)
+    assert west.any()

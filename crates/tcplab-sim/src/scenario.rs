@@ -954,6 +954,24 @@ fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfi
             c.lr_params.insert(key.to_string(), value.clone());
         }
     }
+    // Westwood's NewReno window lasts the recovery phase, and `dupack` ends the phase at the
+    // first new ACK, where that window is Reno's: refuse the pair rather than run Reno under
+    // another name (WestwoodNR is loss_recovery = "newreno").
+    if c.congestion_control == "westwood"
+        && matches!(c.loss_recovery.as_str(), "dupack" | "rfc5681")
+        && c.cc_params.get("recovery") == Some(&ParamValue::Choice("newreno".into()))
+    {
+        return Err(SimError::invalid(
+            join(path, "cc_params.recovery"),
+            "\"newreno\"",
+            format!(
+                "\"reno\" with loss_recovery = {:?}, whose recovery phase ends at the first new \
+                 ACK, where a NewReno window is Reno's; for WestwoodNR set loss_recovery = \
+                 \"newreno\"",
+                c.loss_recovery
+            ),
+        ));
+    }
     match m.get("rcv_read_rate") {
         None => {}
         Some(Value::String(s)) if s == "inf" || s == "unlimited" => c.rcv_read_rate = None,

@@ -74,7 +74,7 @@ fn explicit_defaults_and_an_empty_table_change_nothing() {
             "cubic",
             "{ c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }",
         ),
-        ("westwood", "{ tau = \"1s\", recovery = \"reno\" }"),
+        ("westwood", "{ model = \"paper\", tau = \"1s\", recovery = \"reno\", filter = \"paper\", alpha = 0.9, ack_count = \"paper\", ack_cap = 0, rtt_min = \"samples\", timeout_divisor = \"none\", inflation = true, exit_window = \"ssthresh\" }"),
         ("vegas", "{ alpha = 1, beta = 3, gamma = 1 }"),
         ("tahoe", "{ go_back_n = true }"),
         ("bbr", "{ cwnd_gain = 2, bw_filter_rounds = 10, rtprop_filter = \"10s\", probe_rtt_duration = \"200ms\", min_pipe_cwnd = 4, initial_cycle_index = 2, pacing = true }"),
@@ -127,6 +127,76 @@ fn westwood_tau_changes_the_window_after_a_loss() {
     // Slow tau: the estimate still lags far behind the rate reached in slow start.
     assert!(ratios[2] < ratios[1], "{ratios:?}");
     assert!(ratios[0] != ratios[1], "{ratios:?}");
+}
+
+/// New data the server sent between its first fast retransmit and the end of that recovery.
+fn new_data_in_recovery(out: &SimOutput) -> usize {
+    let ev = events(out);
+    let t0 = ev
+        .iter()
+        .find(|e| e.kind == "fast_retransmit")
+        .expect("a fast retransmit")
+        .time;
+    let t1 = ev
+        .iter()
+        .find(|e| e.kind == "recovery_exit" && e.time >= t0)
+        .expect("its end")
+        .time;
+    let sends: Vec<(f64, u64)> = packets(out)
+        .iter()
+        .filter(|p| p.event == "send" && p.from_end == 1 && p.len > 0)
+        .map(|p| (p.time, p.seq + p.len))
+        .collect();
+    let top = sends
+        .iter()
+        .filter(|s| s.0 < t0)
+        .map(|s| s.1)
+        .max()
+        .unwrap_or(0);
+    sends
+        .iter()
+        .filter(|s| s.0 >= t0 && s.0 < t1 && s.1 > top)
+        .count()
+}
+
+#[test]
+fn westwood_without_inflation_sends_no_new_data_during_fast_recovery() {
+    let run = |params: &str| {
+        let tcp = format!(
+            "profile = \"rfc\"\nrcv_buf = \"4MB\"\nwindow_scaling = true\ndelayed_ack = false\n\
+             congestion_control = \"westwood\"\nloss_recovery = \"dupack\"\ncc_params = {params}\n"
+        );
+        run_toml(&direct(
+            &tcp,
+            "",
+            2000 * MSS,
+            &drops(&[(150, 1)]),
+            "",
+            "events = true\npackets = true",
+        ))
+    };
+    // Each duplicate ACK past cwnd lets one new segment out (RFC 5681 step 4) ...
+    assert!(new_data_in_recovery(&run("{}")) > 0);
+    // ... but not without inflation (the ns-2 module), nor in the module's preset.
+    assert_eq!(new_data_in_recovery(&run("{ inflation = false }")), 0);
+    assert_eq!(new_data_in_recovery(&run("{ model = \"ns2\" }")), 0);
+}
+
+#[test]
+fn westwood_nr_under_dupack_recovery_is_refused() {
+    let tcp = "congestion_control = \"westwood\"\nloss_recovery = \"dupack\"\n\
+               cc_params = { recovery = \"newreno\" }\n";
+    let e = Scenario::from_toml_str(&direct(tcp, "", 10 * MSS, "{ model = \"none\" }", "", ""))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("tcp.cc_params.recovery") && e.contains("loss_recovery"),
+        "{e}"
+    );
+    let ok = tcp.replace("\"dupack\"", "\"newreno\"");
+    assert!(
+        Scenario::from_toml_str(&direct(&ok, "", 10 * MSS, "{ model = \"none\" }", "", "")).is_ok()
+    );
 }
 
 #[test]

@@ -304,6 +304,8 @@ pub struct Endpoint {
     cc_rate: bool,
     /// The congestion control's per-ACK hook does something (`CongestionControl::on_delivery`).
     cc_delivery: bool,
+    /// The congestion control's fast recovery inflates the window (`inflates`).
+    cc_inflates: bool,
     /// The congestion control hears of every segment sent (`CongestionControl::hears_sends`).
     cc_sends: bool,
     /// The congestion control may pace (`CongestionControl::paces`).
@@ -406,7 +408,10 @@ impl Endpoint {
         rec: Box<dyn LossRecovery>,
     ) -> Self {
         let mss = cfg.mss as u64;
-        let ns2 = Ns2Active::new(&cfg.ns2, cc.name(), rec.name());
+        let mut ns2 = Ns2Active::new(&cfg.ns2, cc.name(), rec.name());
+        // A controller may ask for ns-2's exit rule whatever the profile (the ns-2 Westwood
+        // module's `exit_window = "keep"`).
+        ns2.exit_keeps_cwnd |= cc.exit_keeps_cwnd();
         let ccs = CcState {
             cwnd: cfg.initial_cwnd as u64 * mss,
             ssthresh: cfg.initial_ssthresh,
@@ -471,6 +476,7 @@ impl Endpoint {
             ccs,
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
+            cc_inflates: cc.inflates(),
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
             cc,
@@ -1238,6 +1244,9 @@ impl Endpoint {
             self.rto.sample_at(ctx.now, r);
             self.stats.rtt_samples += 1;
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
+            if let Some(c) = self.rto.latest_counted {
+                self.cc.on_counted_rtt(c);
+            }
         }
         self.retries = 0;
     }
@@ -1573,6 +1582,9 @@ impl Endpoint {
             self.rto.sample_at(ctx.now, r);
             self.stats.rtt_samples += 1;
             self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
+            if let Some(c) = self.rto.latest_counted {
+                self.cc.on_counted_rtt(c);
+            }
         }
         self.ack_rtt = rtt;
         self.sack1_timeout = false;
@@ -1760,7 +1772,7 @@ impl Endpoint {
         } else if self.cc_fast_recovery {
             // RFC 6582 step 5: deflate the inflation by the data acked and add back the
             // plug-in's credit (not with PRR, whose sndcnt replaces inflation).
-            let credit = if self.prr.is_some() {
+            let credit = if self.prr.is_some() || !self.cc_inflates {
                 0
             } else {
                 partial.credit
@@ -1790,7 +1802,7 @@ impl Endpoint {
         if self.in_recovery {
             // RFC 5681 step 4: each further duplicate ACK lets one segment out, while the
             // congestion control's fast-recovery window is in force.
-            if self.cc_fast_recovery {
+            if self.cc_fast_recovery && self.cc_inflates {
                 self.recovery_credits += self.eff_mss;
             }
             let v = self.view(ctx.now);
@@ -1850,7 +1862,11 @@ impl Endpoint {
         }
         if style != RecoveryStyle::None {
             self.cc_fast_recovery = true;
-            self.recovery_credits = self.dupacks as u64 * self.eff_mss;
+            self.recovery_credits = if self.cc_inflates {
+                self.dupacks as u64 * self.eff_mss
+            } else {
+                0
+            };
             if self.cfg.prr && self.cc.uses_prr() {
                 self.prr = Some(Prr::start(flight));
                 // The duplicate ACKs before this one were delivered segments too.

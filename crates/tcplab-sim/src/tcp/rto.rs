@@ -36,6 +36,9 @@ pub struct RtoEstimator {
     backoff: u32,
     pub min_rtt: Option<Dur>,
     pub latest: Option<Dur>,
+    /// The latest sample as the estimator counted it: whole ticks under ns-2's rules
+    /// (`t_rtt_ * tcp_tick_`), else the sample.
+    pub latest_counted: Option<Dur>,
     // --- ns-2's estimator in ticks (`Ns2Rules::rtt_ticks`; tcp.cc rtt_update, rtt_timeout,
     // rtt_backoff): t_srtt_ << 3 and t_rttvar_ << 2 in ticks, t_rtxcur_ and t_backoff_.
     ns: bool,
@@ -59,6 +62,7 @@ impl RtoEstimator {
             backoff: 0,
             min_rtt: None,
             latest: None,
+            latest_counted: None,
             ns: false,
             t_srtt: 0,
             // (set by the first sample; ns-2's initial value is never read before it)
@@ -139,6 +143,7 @@ impl RtoEstimator {
         self.rttvar_ns = Dur::from_secs_f64(self.t_rttvar as f64 / 4.0 * tick);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
+        self.latest_counted = Some(Dur(t_rtt as u64 * self.cfg.granularity.0));
     }
 
     /// Take one RTT measurement (RFC 6298 2.2, 2.3).
@@ -163,6 +168,7 @@ impl RtoEstimator {
         self.backoff = 0;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
+        self.latest_counted = Some(r);
     }
 
     /// The current timeout, with back-off applied.

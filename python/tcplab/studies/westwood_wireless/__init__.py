@@ -17,6 +17,13 @@ classic names resolve them (``reno`` = Reno + duplicate-ACK recovery, ``sack`` =
 NewReno + RFC 6675 SACK recovery), Westwood = the ``westwood`` congestion control with
 duplicate-ACK recovery (ns-2's Agent/TCP/Westwood is Reno-based).
 
+Which Westwood (``-O westwood_model=``): by default ``ns2``, the rules of the ns-2 TCP Westwood
+add-on module the authors ran (``cc_params.model = "ns2"``: at most 2 packets counted per ACK,
+``filter_type_`` 1's fixed coefficients, RTTmin from the tick-counted RTT samples, the ``fr_a_``
+divisor after timeouts in slow start, no window inflation), because the paper's numbers came
+from it and every other agent here is ns-2's; ``paper`` runs the seed's equations 1-5 instead.
+``-O westwood_recovery=newreno`` turns either into WestwoodNR.
+
 Two setups run every sweep:
 
 * ``stated``: the paper's numbers as printed: the 5 ms two-way propagation time all on the
@@ -53,11 +60,14 @@ from .paper import (
     STANDARD,
     STOP_S,
     VARIANTS,
+    WESTWOOD_MODEL,
+    WESTWOOD_MODELS,
     WINDOW_PACKETS,
     base_rtt_s,
     inferred_wired_delay_ms,
     mathis_mbps,
     variant_pairs,
+    westwood_setting,
 )
 from .study import WestwoodWireless
 
@@ -78,12 +88,15 @@ __all__ = [
     "STOP_S",
     "STUDY",
     "VARIANTS",
+    "WESTWOOD_MODEL",
+    "WESTWOOD_MODELS",
     "WINDOW_PACKETS",
     "WestwoodWireless",
     "base_rtt_s",
     "inferred_wired_delay_ms",
     "mathis_mbps",
     "variant_pairs",
+    "westwood_setting",
 ]
 
 STUDY = WestwoodWireless()

@@ -51,14 +51,15 @@ def checks(m: pd.DataFrame, setups: Sequence[str]) -> list[Check]:
     return out
 
 
-def findings(m: pd.DataFrame, setups: Sequence[str]) -> list[Finding]:
-    """Our settings, the paper's claims per setup, and why they hold or not."""
+def findings(m: pd.DataFrame, setups: Sequence[str], westwood: str) -> list[Finding]:
+    """Our settings (`westwood`: the line on the Westwood run), the paper's claims per setup,
+    and why they hold or not."""
     pairs = variant_pairs()
     out = [
         Finding(
             "Our settings where the paper is silent",
             None,
-            "; ".join(SETTINGS)
+            "; ".join((*SETTINGS, westwood))
             + ". Variants: "
             + ", ".join(f"{LABELS[k]} = {cc} + {lr}" for k, (cc, lr) in pairs.items())
             + ". Setups: "

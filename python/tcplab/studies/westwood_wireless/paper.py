@@ -23,11 +23,14 @@ __all__ = [
     "STANDARD",
     "STOP_S",
     "VARIANTS",
+    "WESTWOOD_MODEL",
+    "WESTWOOD_MODELS",
     "WINDOW_PACKETS",
     "base_rtt_s",
     "inferred_wired_delay_ms",
     "mathis_mbps",
     "variant_pairs",
+    "westwood_setting",
     "window_mbps",
 ]
 
@@ -101,9 +104,38 @@ SETTINGS: tuple[str, ...] = (
     "errors: packet errors on the wireless hop's data direction only (ACKs error-free)",
     "application: one bulk (FTP) transfer from the wired host for 60 s; throughput = bytes "
     "delivered to the receiving application / 60 s",
-    "Westwood: the core's `westwood` (per-ACK bandwidth samples, eqs. 1-5 of the seed) with "
-    "duplicate-ACK recovery, as ns-2's Reno-based Agent/TCP/Westwood",
 )
+
+#: The Westwood the study runs (`-O westwood_model=`), as the report describes it. The default
+#: is the ns-2 add-on module: the paper's numbers came from it (its authors ran ns-2's
+#: Agent/TCP/Westwood), and every other agent of the study is ns-2's too (the ns2 profile);
+#: the seed's equations 1-5 are the other choice.
+WESTWOOD_MODELS: dict[str, str] = {
+    "ns2": "the ns-2 TCP Westwood add-on module the paper's authors ran (`cc_params.model = "
+    '"ns2"`: per-ACK samples of at most 2 packets, filter_type_ 1 with fixed coefficients, '
+    "RTTmin from the 10 ms-tick RTT samples, the fr_a_ divisor after timeouts in slow start, "
+    "no window inflation in fast recovery)",
+    "paper": 'the seed\'s equations 1-5 (`cc_params.model = "paper"`: per-ACK samples, the '
+    "Tustin filter with tau = 1 s, RTTmin from every RTT sample, Reno's window inflation)",
+}
+WESTWOOD_MODEL = "ns2"
+
+
+def westwood_setting(model: str = WESTWOOD_MODEL, recovery: str = "reno") -> str:
+    """The report's line on the Westwood run: the model and the recovery it rides on."""
+    base = (
+        "on ns-2's NewReno agent (WestwoodNR: loss_recovery newreno)"
+        if recovery == "newreno"
+        else "with duplicate-ACK recovery, as ns-2's Reno-based Agent/TCP/Westwood"
+    )
+    why = (
+        "the default, because the paper's numbers came from this module and every other agent "
+        "here is ns-2's (-O westwood_model=paper runs the seed's equations)"
+        if model == "ns2"
+        else "not the default (the ns-2 module, which produced the paper's numbers)"
+    )
+    return f"Westwood: the core's `westwood` as {WESTWOOD_MODELS[model]}, {base}; {why}"
+
 
 STOP_S = 60.0
 PACKET = 1000  # ns-2 packetSize_

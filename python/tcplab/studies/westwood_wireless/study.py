@@ -29,7 +29,10 @@ from .paper import (
     STOP_S,
     UNCAPPED_WINDOW_PACKETS,
     VARIANTS,
+    WESTWOOD_MODEL,
+    WESTWOOD_MODELS,
     variant_pairs,
+    westwood_setting,
 )
 from .tables import SWEEP_TABLES, sweep_table
 from .tables import means as run_means
@@ -84,6 +87,13 @@ class WestwoodWireless(Study):
     default_seeds = 10
     options = (
         StudyOption(
+            "westwood_model",
+            WESTWOOD_MODEL,
+            "the Westwood run: ns2 (the ns-2 add-on module the paper's authors ran, "
+            "cc_params.model = ns2) or paper (the seed's equations 1-5)",
+            _choice("westwood_model", tuple(WESTWOOD_MODELS)),
+        ),
+        StudyOption(
             "westwood_recovery",
             "reno",
             "Westwood's fast recovery: reno (the original TCPW, built on Reno) or newreno "
@@ -118,6 +128,7 @@ class WestwoodWireless(Study):
         timeseries: bool = True,
         uncapped: bool = True,
         westwood_recovery: str = "reno",
+        westwood_model: str = WESTWOOD_MODEL,
     ) -> None:
         unknown = [s for s in setups if s not in SETUPS]
         if unknown:
@@ -128,6 +139,12 @@ class WestwoodWireless(Study):
                 f"westwood_recovery: invalid value {westwood_recovery!r}; allowed: reno, newreno"
             )
         self.westwood_recovery = westwood_recovery
+        if westwood_model not in WESTWOOD_MODELS:
+            raise ValueError(
+                f"westwood_model: invalid value {westwood_model!r}; allowed: "
+                + ", ".join(WESTWOOD_MODELS)
+            )
+        self.westwood_model = westwood_model
         self.setups = tuple(setups)
         self.pers = tuple(float(p) for p in pers)
         self.speeds_mbps = tuple(float(s) for s in speeds_mbps)
@@ -140,6 +157,7 @@ class WestwoodWireless(Study):
     def configure(self, options: Mapping[str, Any]) -> WestwoodWireless:
         """A copy with the grid the options ask for (`self` when it is the same)."""
         want = {
+            "westwood_model": options.get("westwood_model", self.westwood_model),
             "westwood_recovery": options.get("westwood_recovery", self.westwood_recovery),
             "uncapped": bool(options.get("uncapped", self.uncapped)),
             "delay_readings": _readings(
@@ -147,6 +165,7 @@ class WestwoodWireless(Study):
             ),
         }
         have = {
+            "westwood_model": self.westwood_model,
             "westwood_recovery": self.westwood_recovery,
             "uncapped": self.uncapped,
             "delay_readings": self.delay_readings,
@@ -200,6 +219,7 @@ class WestwoodWireless(Study):
                 "cc": cc,
                 "lr": lr,
                 "westwood_recovery": self.westwood_recovery,
+                "westwood_model": self.westwood_model,
             },
             overrides={
                 "tcp.congestion_control": cc,
@@ -209,19 +229,19 @@ class WestwoodWireless(Study):
                 "links.wireless.delay": f"{prop / 2:g}ms",
                 "links.wired.delay": f"{SETUPS[setup]:g}ms",
                 **({"tcp.rcv_buf": window_packets * PACKET} if window_packets is not None else {}),
-                # WestwoodNR: NewReno's partial-ACK recovery (the loss-recovery plug-in owns the
-                # phase) with the congestion control's NewReno-style window during it.
-                **(
-                    {
-                        "tcp.loss_recovery": "newreno",
-                        "tcp.cc_params": {"recovery": "newreno"},
-                    }
-                    if cc == "westwood" and self.westwood_recovery == "newreno"
-                    else {}
-                ),
+                **(self._westwood() if cc == "westwood" else {}),
             },
             traces=traces or sweep == "time",
         )
+
+    def _westwood(self) -> dict[str, Any]:
+        """Westwood's overrides: the model, and for WestwoodNR NewReno's partial-ACK recovery
+        (the loss-recovery plug-in owns the phase) with the congestion control's NewReno-style
+        window during it."""
+        params: dict[str, Any] = {"model": self.westwood_model}
+        if self.westwood_recovery != "newreno":
+            return {"tcp.cc_params": params}
+        return {"tcp.loss_recovery": "newreno", "tcp.cc_params": {**params, "recovery": "newreno"}}
 
     def cases(self) -> list[Case]:
         out: list[Case] = []
@@ -250,6 +270,10 @@ class WestwoodWireless(Study):
                         out.append(self._case(setup, sweep, v, per, rate0, prop, d))
         return out
 
+    def westwood_line(self) -> str:
+        """The report's line on the Westwood this study runs."""
+        return westwood_setting(self.westwood_model, self.westwood_recovery)
+
     def references(self) -> dict[str, Any]:
         return {
             "text": PAPER,
@@ -267,7 +291,7 @@ class WestwoodWireless(Study):
             "ours": {
                 "setups_wired_delay_ms": SETUPS,
                 "stop_s": self.stop_s,
-                "settings": list(SETTINGS),
+                "settings": [*SETTINGS, self.westwood_line()],
                 "pairs": {k: list(v) for k, v in variant_pairs().items()},
             },
         }
@@ -312,7 +336,7 @@ class WestwoodWireless(Study):
             if t is not None:
                 res.tables.append(t)
         res.checks.extend(checks(m, self.setups))
-        res.findings.extend(findings(m, self.setups))
+        res.findings.extend(findings(m, self.setups, self.westwood_line()))
         # Figure 3's time series (the traced first seed) and the conclusion.
         for setup in self.setups:
             traced = {

@@ -241,6 +241,20 @@ pub trait CongestionControl: Send {
         RecoveryStyle::Reno
     }
 
+    /// Whether duplicate ACKs inflate the window during this controller's fast recovery
+    /// (RFC 5681 steps 3-4; NewReno's partial-ACK credit too). No: cwnd alone counts against
+    /// the flight (the ns-2 TCP Westwood module, whose `recv` only counts duplicate ACKs).
+    fn inflates(&self) -> bool {
+        true
+    }
+
+    /// Whether the end of this controller's fast recovery leaves cwnd where the fast retransmit
+    /// put it, the ending ACK opening it as any ACK of new data (ns-2's agents: `recv` clears
+    /// `dupwnd_` and calls `recv_newack_helper`), instead of `on_exit_recovery`.
+    fn exit_keeps_cwnd(&self) -> bool {
+        false
+    }
+
     /// After a fast retransmit without fast recovery (`RecoveryStyle::None`), resend everything
     /// from the first unacknowledged segment (go-back-N), as after a timeout.
     fn go_back_n(&self) -> bool {
@@ -288,6 +302,10 @@ pub trait CongestionControl: Send {
 
     /// An RTT measurement (for delay-based controllers).
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: Dur) {}
+
+    /// The RTO estimator's sample as it counts it: in whole ticks under ns-2's rules
+    /// (`t_rtt_ * tcp_tick_`), else the sample itself. Called after `on_rtt_sample`.
+    fn on_counted_rtt(&mut self, _rtt: Dur) {}
 
     /// The algorithm's own bandwidth estimate in bytes/s and the minimum RTT it pairs with it
     /// (Westwood's BWE and RTTmin), for the trace. None: it keeps no such estimate.
@@ -529,7 +547,22 @@ mod tests {
             }
         }
         let names = |n: &str| -> Vec<&str> { default_params(n).iter().map(|p| p.name).collect() };
-        assert_eq!(names("westwood"), ["tau", "recovery"]);
+        assert_eq!(
+            names("westwood"),
+            [
+                "model",
+                "tau",
+                "recovery",
+                "filter",
+                "alpha",
+                "ack_count",
+                "ack_cap",
+                "rtt_min",
+                "timeout_divisor",
+                "inflation",
+                "exit_window"
+            ]
+        );
         assert_eq!(names("reno"), Vec::<&str>::new());
         assert_eq!(names("westwood_plus"), names("westwood+"));
         assert!(build("warp", &Params::new(), "tcp.cc_params").is_err());

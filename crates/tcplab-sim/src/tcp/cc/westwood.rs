@@ -15,39 +15,201 @@
 //!
 //! RTTmin is the smallest RTT sample seen (handshake, RTO samples and per-ACK samples).
 //!
+//! # The ns-2 module (`model = "ns2"`)
+//!
+//! Seed 003's authors ran the UCLA ns-2 TCP Westwood add-on (Casetti, Gerla, Mascolo, Valla;
+//! `tcp-westwood.cc`, `tcp-westwood-nr.cc`, v1.3 2002). It differs from the equations above, and
+//! each difference is a parameter; `model = "ns2"` sets them all to the module's constructor
+//! defaults (the module binds its variables but ships no ns-default.tcl entries, so the
+//! constructor's values stand), `model = "paper"` (the default) keeps the equations. A
+//! parameter given next to `model` overrides the preset.
+//!
+//! - `ack_count = "ns2"` (`WestwoodTcpAgent::recv`, `WestwoodNRTcpAgent::bwe_computation`):
+//!   the same duplicate-ACK accounting in whole packets, except that a cumulative ACK the
+//!   duplicates already covered keeps one packet unaccounted (`unaccounted_ - cumul_ack + 1`);
+//!   `ack_cap = 2`: at most two packets counted per ACK;
+//! - `filter`: `filter_type_` 1 (`"ns2_fixed"`, the module's default: b^ = 0.9047 b^ + 0.0476
+//!   (b_k + b_{k-1}), the Tustin filter with its coefficients fixed for dt = tau/10), 0
+//!   (`"ns2_ewma"`, b^ = alpha b^ + (1 - alpha) b_k with `alpha` = `fr_alpha_` 0.9), 2
+//!   (`"ns2_fixed_lower"`, 0.93548 and 0.03225) or 3 (`"ns2_tustin"`: equations 3-4, but for
+//!   every tau/2 without an ACK a zero sample is fed first, and the interval the sample divides
+//!   by is what is left of dt, at least 10 ms, else tau/2); the module's samples start from
+//!   `lastackrx_` = 0 s, so the first ACK gives a sample too;
+//! - `rtt_min = "ns2"` (`recv`, `slowdown`): the minimum of the RTO estimator's samples as it
+//!   counts them (`t_rtt_ * tcp_tick_`: whole ticks under `[tcp.ns2] rtt_ticks`), starting
+//!   from `min_rtt_estimate` = 5 s;
+//! - `timeout_divisor = "ns2"` (`slowdown(CLOSE_FASTER)`): on a timeout in slow start (ssthresh
+//!   above cwnd) `fr_a_` grows by 1 (by 0.25 at a fast retransmit in slow start,
+//!   `dupack_action`), else it is 1, at most 4, and the timeout's ssthresh is BWE x RTTmin /
+//!   `fr_a_`, without the 2-packet floor; the fast retransmit does not divide ("'a' is no
+//!   longer being used");
+//! - `inflation = false` (Agent/TCP/Westwood's `recv` only counts duplicate ACKs, so
+//!   `dupwnd_` stays 0): no window inflation during fast recovery, and `exit_window = "keep"`:
+//!   the ACK that ends it leaves cwnd where the fast retransmit put it and opens it as any new
+//!   ACK (`recv_newack_helper`), rather than setting cwnd = ssthresh;
+//! - `recovery = "newreno"` with `loss_recovery = "newreno"` is Agent/TCP/WestwoodNR: the
+//!   module's estimator and loss reaction on ns-2's NewReno agent, whose fast recovery inflates
+//!   (`dupwnd_`) and ends keeping cwnd (`exit_recovery_fix_` 0); so with `model = "ns2"`,
+//!   `recovery = "newreno"` turns `inflation` back on. Under `loss_recovery = "dupack"` the
+//!   recovery phase ends at the first new ACK, where a NewReno window is Reno's: the scenario
+//!   refuses that pair.
+//!
+//! In the `ns2` profile the window is in whole packets (`cwnd_packets`), so ssthresh is the
+//! module's `(int)` count of packets; the profile also keeps it at 2 packets at least after a
+//! timeout, where the module may set 0 or 1 (the trajectory is the same: ns-2 opens cwnd from
+//! 1 to 2 either way; only whether the next timeout counts as slow start for `fr_a_` differs).
+//!
 //! Deliberate deviations:
 //! - when an ACK arrives more than 2 tau after the previous one, a_k of equation 4 would be
-//!   negative; we clamp it at 0 (the estimate becomes the mean of the last two samples). The
-//!   ns-2 module instead feeds zero samples for each idle tau/2.
+//!   negative; with `filter = "paper"` we clamp it at 0 (the estimate becomes the mean of the
+//!   last two samples); `"ns2_tustin"` feeds zero samples for each idle tau/2 as the module.
 //! - ACKs arriving at the same instant as the previous one (dt = 0) are added to the next
-//!   sample instead of dividing by zero.
+//!   sample instead of dividing by zero (the module would divide by zero).
 //! - The default tau = 1 s is the default of the ns-2 TCP Westwood modules (`tau_`), which the
 //!   seed's study ran; the seed itself gives no value.
+//! - The module's first sample counts the ACK of the SYN too; ours start at the first ACK of
+//!   data.
+//! - The estimate hears an ACK after the sender acted on it (`on_delivery`), so a fast
+//!   retransmit's ssthresh uses the estimate before the third duplicate ACK's own sample; the
+//!   module (and Linux) update it first. One sample of weight 0.0476 with `filter_type_` 1.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
-use crate::tcp::params::{Tunable, Walk};
+use crate::tcp::params::{Range, Tunable, Walk};
 use crate::time::{Dur, SimTime};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Which Westwood the defaults of the other parameters follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// The paper's equations (seed 003 eqs. 1-5, Casetti et al. 2002).
+    Paper,
+    /// The ns-2 add-on module's constructor defaults (see the module docs).
+    Ns2,
+}
+
+/// The bandwidth filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// Equations 3-4 with a_k clamped at 0.
+    Paper,
+    /// ns-2 `filter_type_` 0: b^ = alpha b^ + (1 - alpha) b_k.
+    Ns2Ewma,
+    /// ns-2 `filter_type_` 1: b^ = 0.9047 b^ + 0.0476 (b_k + b_{k-1}).
+    Ns2Fixed,
+    /// ns-2 `filter_type_` 2: b^ = 0.93548 b^ + 0.03225 (b_k + b_{k-1}).
+    Ns2FixedLower,
+    /// ns-2 `filter_type_` 3: equations 3-4 with a zero sample for every idle tau/2.
+    Ns2Tustin,
+}
+
+/// How an ACK's delivered data is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckCount {
+    /// Casetti et al. section 2, Linux `westwood_acked_count`.
+    Paper,
+    /// The module's `unaccounted_` bookkeeping (`recv`).
+    Ns2,
+}
+
+/// Which RTT samples RTTmin is taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttMinFrom {
+    /// Every sample: handshake, RTO estimator, per ACK.
+    Samples,
+    /// The RTO estimator's samples as it counts them, from 5 s (the module's
+    /// `min_rtt_estimate` of `t_rtt_ * tcp_tick_`).
+    Ns2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutDivisor {
+    /// ssthresh = BWE x RTTmin after every timeout.
+    None,
+    /// The module's `fr_a_` divisor (`slowdown(CLOSE_FASTER)`).
+    Ns2,
+}
+
+/// cwnd at the end of Westwood's fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitWindow {
+    /// cwnd = ssthresh (RFC 5681 step 6).
+    Ssthresh,
+    /// cwnd stays; the ending ACK opens it as any new ACK (the ns-2 module).
+    Keep,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// 1/tau is the filter cut-off frequency (seed 003 eq. 4).
+    /// The preset the other parameters start from.
+    pub model: Model,
+    /// 1/tau is the filter cut-off frequency (seed 003 eq. 4; the module's `tau_`).
     pub tau: Dur,
     /// Fast recovery as Reno (the original TCPW was built on Reno) or NewReno.
     pub recovery: RecoveryStyle,
+    pub filter: Filter,
+    /// `fr_alpha_` of `filter = "ns2_ewma"`.
+    pub alpha: f64,
+    pub ack_count: AckCount,
+    /// At most this many segments counted per ACK; 0: no cap.
+    pub ack_cap: u64,
+    pub rtt_min: RttMinFrom,
+    pub timeout_divisor: TimeoutDivisor,
+    /// Window inflation by duplicate ACKs during fast recovery (RFC 5681 steps 3-4).
+    pub inflation: bool,
+    pub exit_window: ExitWindow,
 }
 
 impl Default for Config {
     fn default() -> Self {
+        Config::preset(Model::Paper)
+    }
+}
+
+impl Config {
+    /// The defaults of `model`.
+    pub fn preset(model: Model) -> Self {
+        let ns2 = model == Model::Ns2;
         Config {
+            model,
             tau: Dur::from_secs(1),
             recovery: RecoveryStyle::Reno,
+            filter: if ns2 { Filter::Ns2Fixed } else { Filter::Paper },
+            alpha: 0.9,
+            ack_count: if ns2 { AckCount::Ns2 } else { AckCount::Paper },
+            ack_cap: if ns2 { 2 } else { 0 },
+            rtt_min: if ns2 {
+                RttMinFrom::Ns2
+            } else {
+                RttMinFrom::Samples
+            },
+            timeout_divisor: if ns2 {
+                TimeoutDivisor::Ns2
+            } else {
+                TimeoutDivisor::None
+            },
+            inflation: !ns2,
+            exit_window: if ns2 {
+                ExitWindow::Keep
+            } else {
+                ExitWindow::Ssthresh
+            },
         }
     }
 }
 
-/// `[tcp] cc_params` of westwood: `tau` (1 ms to 100 s) and `recovery` ("reno" or "newreno").
+/// `[tcp] cc_params` of westwood: `model` ("paper" or "ns2", the preset of the rest), `tau`
+/// (1 ms to 100 s), `recovery` ("reno" or "newreno"), `filter`, `alpha`, `ack_count`, `ack_cap`,
+/// `rtt_min`, `timeout_divisor`, `inflation` and `exit_window` (see the module docs).
 impl Tunable for Config {
     fn walk(&mut self, w: &mut Walk<'_>) {
+        let was = self.model;
+        w.choice(
+            "model",
+            &mut self.model,
+            &[("paper", Model::Paper), ("ns2", Model::Ns2)],
+        );
+        if self.model != was {
+            *self = Config::preset(self.model);
+        }
         w.duration(
             "tau",
             &mut self.tau,
@@ -60,6 +222,47 @@ impl Tunable for Config {
             &[
                 ("reno", RecoveryStyle::Reno),
                 ("newreno", RecoveryStyle::NewReno),
+            ],
+        );
+        if self.model == Model::Ns2 && self.recovery == RecoveryStyle::NewReno {
+            // Agent/TCP/WestwoodNR: NewRenoTcpAgent's recv inflates the window (dupwnd_).
+            self.inflation = true;
+        }
+        w.choice(
+            "filter",
+            &mut self.filter,
+            &[
+                ("paper", Filter::Paper),
+                ("ns2_ewma", Filter::Ns2Ewma),
+                ("ns2_fixed", Filter::Ns2Fixed),
+                ("ns2_fixed_lower", Filter::Ns2FixedLower),
+                ("ns2_tustin", Filter::Ns2Tustin),
+            ],
+        );
+        w.number("alpha", &mut self.alpha, Range::OpenHi(0.0, 1.0));
+        w.choice(
+            "ack_count",
+            &mut self.ack_count,
+            &[("paper", AckCount::Paper), ("ns2", AckCount::Ns2)],
+        );
+        w.integer("ack_cap", &mut self.ack_cap, 0, 1000);
+        w.choice(
+            "rtt_min",
+            &mut self.rtt_min,
+            &[("samples", RttMinFrom::Samples), ("ns2", RttMinFrom::Ns2)],
+        );
+        w.choice(
+            "timeout_divisor",
+            &mut self.timeout_divisor,
+            &[("none", TimeoutDivisor::None), ("ns2", TimeoutDivisor::Ns2)],
+        );
+        w.flag("inflation", &mut self.inflation);
+        w.choice(
+            "exit_window",
+            &mut self.exit_window,
+            &[
+                ("ssthresh", ExitWindow::Ssthresh),
+                ("keep", ExitWindow::Keep),
             ],
         );
     }
@@ -96,6 +299,36 @@ impl AckCounter {
         }
         Some(cumul)
     }
+
+    /// The ns-2 module's count (`WestwoodTcpAgent::recv`), in bytes of whole segments: as
+    /// `count`, except that a cumulative ACK the duplicates already covered counts one segment
+    /// and leaves one more unaccounted (`unaccounted_ - cumul_ack + 1`), and at most `cap`
+    /// segments count (0: no cap; the module's 2).
+    pub fn count_ns2(&mut self, ev: &AckEvent, mss: u64, cap: u64) -> Option<u64> {
+        let mut cumul = if ev.dupack {
+            self.accounted += mss;
+            mss
+        } else {
+            let mut c = ev.bytes_acked;
+            if c == 0 {
+                return None;
+            }
+            if c > mss {
+                if self.accounted >= c {
+                    self.accounted = self.accounted - c + mss;
+                    c = mss;
+                } else {
+                    c -= self.accounted;
+                    self.accounted = 0;
+                }
+            }
+            c
+        };
+        if cap > 0 {
+            cumul = cumul.min(cap * mss);
+        }
+        Some(cumul)
+    }
 }
 
 /// Westwood's window after a loss: BWE x RTTmin in bytes, at least 2 SMSS.
@@ -108,7 +341,7 @@ pub fn bw_rttmin(bwe: f64, rtt_min: Option<Dur>, mss: u64) -> u64 {
 /// bytes per ACK, RTTmin, and the reaction to loss (ssthresh = BWE x RTTmin).
 #[derive(Clone, Debug, Default)]
 pub struct Shared {
-    counter: AckCounter,
+    pub counter: AckCounter,
     /// The smallest RTT sample seen.
     pub rtt_min: Option<Dur>,
 }
@@ -150,6 +383,12 @@ impl Shared {
     }
 }
 
+/// The module's `min_rtt_estimate` before any sample: 5 s.
+const NS2_RTT_MIN_START: Dur = Dur::from_secs(5);
+
+/// The module's `fr_a_` cap.
+const NS2_FR_A_MAX: f64 = 4.0;
+
 #[derive(Clone, Debug, Default)]
 pub struct Westwood {
     pub cfg: Config,
@@ -161,6 +400,10 @@ pub struct Westwood {
     prev_sample: f64,
     /// b^_k, bytes per second.
     bwe: f64,
+    /// RTTmin of `rtt_min = "ns2"`: the smallest of the RTO estimator's counted samples.
+    counted_rtt_min: Option<Dur>,
+    /// The module's `fr_a_` (`timeout_divisor = "ns2"`), 0 until the first loss.
+    fr_a: f64,
 }
 
 impl Westwood {
@@ -176,12 +419,25 @@ impl Westwood {
         self.bwe
     }
 
+    /// RTTmin as the loss reaction uses it.
     pub fn rtt_min(&self) -> Option<Dur> {
-        self.shared.rtt_min
+        match self.cfg.rtt_min {
+            RttMinFrom::Samples => self.shared.rtt_min,
+            RttMinFrom::Ns2 => Some(self.counted_rtt_min.unwrap_or(NS2_RTT_MIN_START)),
+        }
     }
 
-    /// One ACK at `now` reporting `d` bytes delivered: seed 003 equations 1-5.
+    /// The module's timeout divisor `fr_a_`.
+    pub fn fr_a(&self) -> f64 {
+        self.fr_a
+    }
+
+    /// One ACK at `now` reporting `d` bytes delivered: seed 003 equations 1-5, or the ns-2
+    /// module's filter (`Config::filter`).
     pub fn sample(&mut self, now: SimTime, d: u64) {
+        if self.cfg.filter != Filter::Paper {
+            return self.sample_ns2(now, d);
+        }
         let Some(prev) = self.last_ack else {
             self.last_ack = Some(now);
             return;
@@ -199,11 +455,73 @@ impl Westwood {
         self.prev_sample = b;
         self.last_ack = Some(now);
     }
+
+    /// The module's filters (`WestwoodTcpAgent::recv`, `filter_type_` 0-3), in bytes per second
+    /// (the module's bits per second / 8, which scales every step exactly). The module's
+    /// `lastackrx_` starts at 0 s.
+    fn sample_ns2(&mut self, now: SimTime, d: u64) {
+        let prev = self.last_ack.unwrap_or(SimTime(0));
+        let mut dt = now.since(prev).as_secs_f64();
+        if dt <= 0.0 {
+            self.carry += d;
+            return;
+        }
+        let bytes = (d + self.carry) as f64;
+        self.carry = 0;
+        let b = match self.cfg.filter {
+            Filter::Ns2Ewma => {
+                let b = bytes / dt;
+                let a = self.cfg.alpha;
+                self.bwe = self.bwe * a + b * (1.0 - a);
+                b
+            }
+            Filter::Ns2Fixed => {
+                let b = bytes / dt;
+                self.bwe = self.bwe * 0.9047 + (b + self.prev_sample) * 0.0476;
+                b
+            }
+            Filter::Ns2FixedLower => {
+                let b = bytes / dt;
+                self.bwe = self.bwe * 0.93548 + (b + self.prev_sample) * 0.03225;
+                b
+            }
+            Filter::Ns2Tustin | Filter::Paper => {
+                let tau = self.cfg.tau.as_secs_f64();
+                // Whole tau/2 intervals without an ACK (the module's `(int)(dt / tau * 2)`).
+                let mut idle = (dt / tau * 2.0) as u64;
+                dt -= tau / 2.0 * idle as f64;
+                if dt < 0.01 && idle > 0 {
+                    // A remainder under 10 ms: the last tau/2 is the sample's interval.
+                    dt = tau / 2.0;
+                    idle -= 1;
+                }
+                let b = bytes / dt;
+                for _ in 0..idle {
+                    // A zero sample over tau/2: a = 3/5, weight 1/5 (equation 4 at dt = tau/2).
+                    self.bwe = self.bwe * 3.0 / 5.0 + self.prev_sample / 5.0;
+                    self.prev_sample = 0.0;
+                    if self.bwe == 0.0 {
+                        break;
+                    }
+                }
+                let k = 2.0 * tau / dt;
+                self.bwe = self.bwe * (k - 1.0) / (k + 1.0) + (b + self.prev_sample) / (k + 1.0);
+                b
+            }
+        };
+        self.prev_sample = b;
+        self.last_ack = Some(now);
+    }
+
+    /// BWE x RTTmin: the ssthresh of a fast retransmit (at least 2 SMSS).
+    fn loss_window(&self, st: &CcState) -> u64 {
+        bw_rttmin(self.bwe, self.rtt_min(), st.mss)
+    }
 }
 
 impl CongestionControl for Westwood {
     fn bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
-        Some((self.bwe, self.shared.rtt_min))
+        Some((self.bwe, self.rtt_min()))
     }
     fn name(&self) -> &'static str {
         "westwood"
@@ -214,7 +532,22 @@ impl CongestionControl for Westwood {
     }
 
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
-        if let Some(d) = self.shared.on_delivery(st, ev) {
+        let d = match self.cfg.ack_count {
+            AckCount::Paper => self.shared.on_delivery(st, ev).map(|d| {
+                if self.cfg.ack_cap > 0 {
+                    d.min(self.cfg.ack_cap * st.mss)
+                } else {
+                    d
+                }
+            }),
+            AckCount::Ns2 => {
+                if let Some(r) = ev.sample_rtt {
+                    self.shared.note_rtt(r);
+                }
+                self.shared.counter.count_ns2(ev, st.mss, self.cfg.ack_cap)
+            }
+        };
+        if let Some(d) = d {
             self.sample(ev.now, d);
         }
     }
@@ -223,20 +556,67 @@ impl CongestionControl for Westwood {
         self.shared.note_rtt(rtt);
     }
 
+    fn on_counted_rtt(&mut self, rtt: Dur) {
+        if rtt.0 > 0 {
+            self.counted_rtt_min = Some(self.counted_rtt_min.map_or(rtt, |m| m.min(rtt)));
+        }
+    }
+
     fn ssthresh(&self, st: &CcState, _flight: u64) -> u64 {
-        self.shared.ssthresh(self.bwe, st)
+        self.loss_window(st)
     }
 
     fn recovery_style(&self) -> RecoveryStyle {
         self.cfg.recovery
     }
 
+    fn inflates(&self) -> bool {
+        self.cfg.inflation
+    }
+
+    fn exit_keeps_cwnd(&self) -> bool {
+        self.cfg.exit_window == ExitWindow::Keep
+    }
+
     fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {
-        self.shared.on_enter_recovery(self.bwe, st);
+        if self.cfg.timeout_divisor == TimeoutDivisor::Ns2 {
+            // dupack_action: fr_a_ moves, though only a later timeout divides by it.
+            self.fr_a = if st.ssthresh > st.cwnd {
+                (self.fr_a + 0.25).min(NS2_FR_A_MAX)
+            } else {
+                1.0
+            };
+        }
+        st.ssthresh = self.loss_window(st);
+        st.cwnd = st.cwnd.min(st.ssthresh);
+        st.ca_bytes = 0;
+    }
+
+    fn on_exit_recovery(&mut self, st: &mut CcState, _flight: u64) {
+        if self.cfg.exit_window == ExitWindow::Ssthresh {
+            st.cwnd = st.ssthresh;
+        }
+        st.ca_bytes = 0;
     }
 
     fn on_rto(&mut self, st: &mut CcState, _flight: u64, _first_timeout: bool) {
-        self.shared.on_rto(self.bwe, st);
+        match self.cfg.timeout_divisor {
+            TimeoutDivisor::None => st.ssthresh = self.loss_window(st),
+            TimeoutDivisor::Ns2 => {
+                // slowdown(CLOSE_FASTER), at every timeout.
+                self.fr_a = if st.ssthresh > st.cwnd {
+                    (self.fr_a + 1.0).min(NS2_FR_A_MAX)
+                } else {
+                    1.0
+                };
+                let w = self
+                    .rtt_min()
+                    .map_or(0.0, |r| self.bwe * r.as_secs_f64() / self.fr_a);
+                st.ssthresh = w as u64;
+            }
+        }
+        st.cwnd = st.mss;
+        st.ca_bytes = 0;
     }
 }
 
@@ -334,5 +714,177 @@ mod tests {
         // No estimate yet: 2 SMSS.
         let z = Westwood::default();
         assert_eq!(z.ssthresh(&s, 0), 2000);
+    }
+    fn ns2() -> Westwood {
+        Westwood::new(Config::preset(Model::Ns2))
+    }
+
+    fn state(cwnd: u64, ssthresh: u64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            mss: 1000,
+            ca_rule: CaRule::PerAck,
+            abc_limit: 1,
+            ca_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn ns2_count_caps_each_ack_at_two_segments_and_keeps_one_unaccounted() {
+        let dup = AckEvent {
+            dupack: true,
+            ..AckEvent::default()
+        };
+        let cum = |n: u64| AckEvent {
+            bytes_acked: n * 1000,
+            ..AckEvent::default()
+        };
+        let mut c = AckCounter::default();
+        // A duplicate counts 1; a cumulative ACK of 5 then counts 5 - 1 = 4, capped at 2.
+        assert_eq!(c.count_ns2(&dup, 1000, 2), Some(1000));
+        assert_eq!(c.count_ns2(&cum(5), 1000, 2), Some(2000));
+        // Without the cap, 4.
+        let mut c = AckCounter::default();
+        c.count_ns2(&dup, 1000, 0);
+        assert_eq!(c.count_ns2(&cum(5), 1000, 0), Some(4000));
+        // Three duplicates, then a cumulative ACK of 3 they covered: counts 1 and leaves
+        // 3 - 3 + 1 = 1 unaccounted, so a following ACK of 2 counts 2 - 1 = 1. Linux's (the
+        // paper's) count leaves none and counts that ACK 2.
+        let (mut n, mut p) = (AckCounter::default(), AckCounter::default());
+        for _ in 0..3 {
+            n.count_ns2(&dup, 1000, 0);
+            p.count(&dup, 1000);
+        }
+        assert_eq!(n.count_ns2(&cum(3), 1000, 0), Some(1000));
+        assert_eq!(p.count(&cum(3), 1000), Some(1000));
+        assert_eq!(n.count_ns2(&cum(2), 1000, 0), Some(1000));
+        assert_eq!(p.count(&cum(2), 1000), Some(2000));
+        // A window update counts nothing.
+        assert_eq!(n.count_ns2(&AckEvent::default(), 1000, 2), None);
+    }
+
+    #[test]
+    fn ns2_fixed_filter_matches_filter_type_1_by_hand() {
+        // lastackrx_ = 0 s: the first ACK at 0.1 s is a sample. 1000 B / 0.1 s = 10000 B/s:
+        // b^ = 0.9047 x 0 + 0.0476 x (10000 + 0) = 476; then 2000 B / 0.1 s = 20000 B/s:
+        // b^ = 0.9047 x 476 + 0.0476 x (20000 + 10000) = 430.6372 + 1428 = 1858.6372.
+        let mut w = ns2();
+        assert_eq!(w.cfg.filter, Filter::Ns2Fixed);
+        w.sample(SimTime(100_000_000), 1000);
+        assert!(close(w.bwe(), 476.0), "{}", w.bwe());
+        w.sample(SimTime(200_000_000), 2000);
+        assert!(close(w.bwe(), 1858.6372), "{}", w.bwe());
+        // filter_type_ 0 with fr_alpha_ 0.9: 0.9 x 0 + 0.1 x 10000 = 1000.
+        let mut e = Westwood::new(Config {
+            filter: Filter::Ns2Ewma,
+            ..Config::preset(Model::Ns2)
+        });
+        e.sample(SimTime(100_000_000), 1000);
+        assert!(close(e.bwe(), 1000.0), "{}", e.bwe());
+    }
+
+    #[test]
+    fn ns2_tustin_feeds_a_zero_sample_for_each_idle_half_tau() {
+        let mut w = Westwood::new(Config {
+            filter: Filter::Ns2Tustin,
+            ..Config::preset(Model::Ns2)
+        });
+        let t = |s: f64| SimTime((s * 1e9).round() as u64);
+        // dt = 0.1 s, tau = 1 s: k = 2 tau / dt = 20, b^ = (10000 + 0) / 21.
+        w.sample(t(0.1), 1000);
+        assert!(close(w.bwe(), 476.190_476_19), "{}", w.bwe());
+        // dt = 1.25 s: two idle tau/2 (b^ = 3/5 b^ + 10000/5, then 3/5 b^ + 0) = 1371.428571,
+        // then the remaining 0.25 s: b = 4000, k = 8: 1371.428571 x 7/9 + 4000/9.
+        w.sample(t(1.35), 1000);
+        assert!(close(w.bwe(), 1_511.111_111_11), "{}", w.bwe());
+        // dt = 1.005 s: two tau/2 leave 5 ms, under 10 ms: one idle step (3/5 x 1511.11 +
+        // 4000/5 = 1706.67) and the last tau/2 is the interval: b = 2000, k = 4:
+        // 1706.67 x 3/5 + 2000/5 = 1424.
+        w.sample(t(2.355), 1000);
+        assert!(close(w.bwe(), 1424.0), "{}", w.bwe());
+    }
+
+    #[test]
+    fn ns2_timeouts_in_slow_start_divide_ssthresh_by_fr_a_1_2_3_4_4() {
+        let mut w = ns2();
+        w.bwe = 125_000.0;
+        w.on_counted_rtt(Dur::from_millis(100)); // BWE x RTTmin = 12500 B
+        let mut s = state(1000, u64::MAX / 4);
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            w.on_rto(&mut s, 1000, false);
+            seen.push((w.fr_a(), s.ssthresh, s.cwnd));
+        }
+        assert_eq!(
+            seen,
+            [
+                (1.0, 12_500, 1000),
+                (2.0, 6250, 1000),
+                (3.0, 4166, 1000),
+                (4.0, 3125, 1000),
+                (4.0, 3125, 1000),
+            ]
+        );
+        // A timeout in congestion avoidance resets the divisor to 1.
+        s.cwnd = 5000;
+        w.on_rto(&mut s, 5000, true);
+        assert_eq!((w.fr_a(), s.ssthresh), (1.0, 12_500));
+        // A fast retransmit in slow start adds 0.25 but does not divide; the next timeout in
+        // slow start divides by 1.25 + 1.
+        let mut s = state(3000, 12_500);
+        w.on_enter_recovery(&mut s, 3000);
+        assert_eq!((w.fr_a(), s.ssthresh, s.cwnd), (1.25, 12_500, 3000));
+        w.on_rto(&mut s, 3000, true);
+        assert_eq!((w.fr_a(), s.ssthresh), (2.25, 5555));
+        // The paper's Westwood never divides.
+        let mut p = Westwood {
+            bwe: 125_000.0,
+            ..Westwood::default()
+        };
+        p.on_rtt_sample(&mut s, SimTime(0), Dur::from_millis(100));
+        let mut s = state(1000, 5000);
+        p.on_rto(&mut s, 1000, false);
+        p.on_rto(&mut s, 1000, false);
+        assert_eq!(s.ssthresh, 12_500);
+    }
+
+    #[test]
+    fn ns2_rtt_min_is_the_counted_samples_from_five_seconds() {
+        let mut w = ns2();
+        assert_eq!(w.rtt_min(), Some(Dur::from_secs(5)));
+        let mut s = state(1000, 1000);
+        // Per-ACK and raw samples do not count; the estimator's (tick) samples do.
+        w.on_rtt_sample(&mut s, SimTime(0), Dur::from_millis(42));
+        assert_eq!(w.rtt_min(), Some(Dur::from_secs(5)));
+        w.on_counted_rtt(Dur::from_millis(50));
+        w.on_counted_rtt(Dur::from_millis(60));
+        assert_eq!(w.rtt_min(), Some(Dur::from_millis(50)));
+        assert_eq!(
+            w.bandwidth_estimate(),
+            Some((0.0, Some(Dur::from_millis(50))))
+        );
+        // The paper's takes every sample.
+        let mut p = Westwood::default();
+        p.on_rtt_sample(&mut s, SimTime(0), Dur::from_millis(42));
+        p.on_counted_rtt(Dur::from_millis(40));
+        assert_eq!(p.rtt_min(), Some(Dur::from_millis(42)));
+    }
+
+    #[test]
+    fn ns2_recovery_neither_inflates_nor_sets_cwnd_to_ssthresh_at_its_end() {
+        let w = ns2();
+        assert!(!w.inflates() && w.exit_keeps_cwnd());
+        let mut w = ns2();
+        w.bwe = 125_000.0;
+        w.on_counted_rtt(Dur::from_millis(100));
+        // cwnd below BWE x RTTmin at the fast retransmit stays there at the end.
+        let mut s = state(8000, 20_000);
+        w.on_enter_recovery(&mut s, 8000);
+        assert_eq!((s.ssthresh, s.cwnd), (12_500, 8000));
+        w.on_exit_recovery(&mut s, 8000);
+        assert_eq!(s.cwnd, 8000);
+        let p = Westwood::default();
+        assert!(p.inflates() && !p.exit_keeps_cwnd());
     }
 }
