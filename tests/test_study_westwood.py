@@ -171,8 +171,14 @@ def test_reduced_run_lists_all_fourteen_statements(reduced) -> None:
     by = {
         f.claim.split(": ")[1]: f for f in res.findings if f.claim.startswith("Inferred setup: C")
     }
-    assert set(by) == {"C1", "C4", "C14"}
+    assert set(by) == {"C1", "C2", "C3", "C4", "C14"}
     assert all(f.holds in (True, False) for f in by.values())
+    # C2 and C3 from every time-out of the traced run, with the window after each from the
+    # trace: one packet for every variant, Westwood's too
+    for c in ("C2", "C3"):
+        assert "every variant's window is one packet" in by[c].detail, by[c].detail
+    assert "Reno" in by["C2"].detail and "Mbit/s" in by["C2"].detail
+    assert "ssthresh after a time-out has a median of" in by["C3"].detail
     w, r = _mbps(res, "per", "westwood", 0.05), _mbps(res, "per", "reno", 0.05)
     assert f"{w / r - 1:+.0%} over Reno" in by["C14"].detail
 
@@ -252,3 +258,38 @@ def test_westwood_model_option_changes_westwoods_runs_only() -> None:
     assert (runs["paper"].xs("reno", level=1) == runs["ns2"].xs("reno", level=1)).all()
     west = runs["paper"].xs("westwood", level=1) != runs["ns2"].xs("westwood", level=1)
     assert west.any()
+
+
+def test_a_time_out_is_measured_from_the_stall_before_it_to_the_second_after() -> None:
+    # ns-2 Reno over a clean 2 Mbit/s path, window 20: the whole fourth window is lost, so no
+    # duplicate ACK comes back and the RTO fires; every packet is 1000 B of payload.
+    lost = [{"seq": 1 + 1000 * k, "tx": 1} for k in range(60, 80)]
+    sc = tcplab.Scenario.from_dict({
+        "run": {"stop_time": "10s"}, "tcp": {"profile": "ns2", "congestion_control": "reno"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "2Mbps", "delay": "20ms",
+                   "ab": {"error": {"model": "list", "segments": lost}}}],
+        "apps": [{"name": "bulk", "kind": "bulk", "client": "a", "server": "b",
+                  "size": "300kB"}],
+        "output": {"trace": True, "events": True},
+    })  # fmt: skip
+    res = tcplab.run(sc)
+    got = ww.statements._timeouts(res)
+    ev = res.traces["events"]
+    rto = ev[(ev["kind"] == "rto") & (ev["detail"] != "SYN")]["time_s"].to_numpy()
+    assert len(got) == len(rto) >= 1
+    first = got.iloc[0]
+    assert first["time_s"] == rto[0] and first["cwnd"] == 1.0
+    # by hand from the trace: delivered bytes in the second after the time-out
+    tr = res.traces["trace"]
+    tr = tr[tr["end"] == tr["end"].iloc[0]]
+
+    def delivered(x: float) -> float:
+        rows = tr[tr["time_s"] <= x]
+        return float(rows["bytes_received"].iloc[-1]) if len(rows) else 0.0
+
+    t = rto[0]
+    assert first["after_mbps"] == pytest.approx((delivered(t + 1) - delivered(t)) * 8e-6)
+    stall = float(tr[tr["bytes_received"] == delivered(t)]["time_s"].iloc[0])
+    assert stall < t
+    assert first["before_mbps"] == pytest.approx((delivered(stall) - delivered(stall - 1)) * 8e-6)

@@ -1,6 +1,7 @@
 """Seed 003's quantitative statements that the sweeps' means cannot judge: Figure 3's time
-series (C1, C4, from the traced run of the first seed) and the conclusion's "100 %
-improvement" (C14), and an index of all fourteen with where each is judged."""
+series (C1, C4, and the time-outs of C2 and C3, from the traced run of the first seed) and the
+conclusion's "100 % improvement" (C14), and an index of all fourteen with where each is
+judged."""
 
 from __future__ import annotations
 
@@ -17,15 +18,17 @@ from .._base import Finding
 from .._kit import conn_trace
 from .paper import HEADERS, LABELS, PACKET, PAPER, UNCAPPED_WINDOW_PACKETS
 
-__all__ = ["STATEMENTS", "figure3", "conclusion", "index", "uncapped"]
+__all__ = ["STATEMENTS", "figure3", "timeouts", "conclusion", "index", "uncapped"]
 
 #: The fourteen quantitative statements (C1-C14), where they stand and how this study judges
 #: them ("" when it cannot).
 STATEMENTS: tuple[tuple[str, str, str], ...] = (
     ("C1", "Fig. 3, slow start: Westwood over 0.45 Mbit/s against 0.35 (Reno), 0.38 (SACK)",
      "Figure 3 finding, first 10 s of the traced run"),
-    ("C2", "Fig. 3, 3.5 s: a time-out cuts Reno to about 0.4 and SACK to 1.5 Mbit/s", ""),
-    ("C3", "Fig. 3: Westwood's throughput reduced by only 0.05 Mbit/s there", ""),
+    ("C2", "Fig. 3, 3.5 s: a time-out cuts Reno to about 0.4 and SACK to 1.5 Mbit/s",
+     "time-out finding, every time-out of the traced run"),
+    ("C3", "Fig. 3: Westwood's throughput reduced by only 0.05 Mbit/s there",
+     "time-out finding, every time-out of the traced run"),
     ("C4", "Fig. 3: Westwood the highest and most regular, about 0.5 Mbit/s",
      "Figure 3 finding, per-second throughput after 10 s"),
     ("C5", "Fig. 4, 0 % PER: the three virtually identical at about 1 Mbit/s", "0 % finding"),
@@ -43,15 +46,6 @@ STATEMENTS: tuple[tuple[str, str, str], ...] = (
      "Figure 6 findings, four readings"),
     ("C14", "Conclusion: a 100 % improvement over Reno and SACK", "conclusion finding"),
 )  # fmt: skip
-
-#: C2 and C3 are not judged: the paper's 1.5 Mbit/s for SACK right after a time-out exceeds
-#: what it reports for SACK anywhere else (ERRATA), and "at 3.5 s" names one instant of one run.
-_NOT_JUDGED = (
-    "C2 and C3 describe one instant (3.5 s) of the paper's one run, and C2's 1.5 Mbit/s for "
-    "SACK right after a time-out is above anything the paper reports for SACK elsewhere (see "
-    "the errata); a different channel realisation has its losses elsewhere, so no run of ours "
-    "can confirm or refute them."
-)
 
 
 def _series(result: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -100,6 +94,112 @@ def figure3(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
     ]
 
 
+def _timeouts(result: Any) -> pd.DataFrame:
+    """Every retransmission time-out of the sender's data in a traced run: its time, the
+    throughput (Mbit/s) delivered in the second before the stall that led to it and in the
+    second after it, and cwnd and ssthresh (packets) in the first trace row at or after it."""
+    tr = conn_trace(result)
+    end = int(tr["end"].iloc[0]) if len(tr) else 0
+    t = tr["time_s"].to_numpy(dtype=float)
+    got = tr["bytes_received"].to_numpy(dtype=float)
+    ev = result.traces["events"]
+    at = ev.loc[(ev["kind"] == "rto") & (ev["end"] == end) & (ev["detail"] != "SYN"), "time_s"]
+
+    def delivered(x: float) -> float:
+        i = int(np.searchsorted(t, x, side="right")) - 1
+        return float(got[i]) if i >= 0 else 0.0
+
+    rows = []
+    for x in at.to_numpy(dtype=float):
+        i = int(np.searchsorted(t, x, side="right")) - 1
+        j = i
+        while j > 0 and got[j - 1] == got[i]:
+            j -= 1
+        stall = float(t[j]) if i >= 0 else x  # the last delivery before the time-out
+        k = min(int(np.searchsorted(t, x, side="left")), len(t) - 1)
+        rows.append({
+            "time_s": x,
+            "before_mbps": (delivered(stall) - delivered(stall - 1.0)) * 8 / 1e6,
+            "after_mbps": (delivered(x + 1.0) - delivered(x)) * 8 / 1e6,
+            "cwnd": float(tr["cwnd"].iloc[k]) / PACKET,
+            "ssthresh": float(tr["ssthresh"].iloc[k]) / PACKET,
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=["time_s", "before_mbps", "after_mbps", "cwnd", "ssthresh"])
+
+
+def timeouts(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
+    """C2 and C3 on the traced 5 % PER runs of `setup` (variant -> Result): what a time-out
+    does to each variant's throughput, from every time-out of the run (the paper's one at
+    3.5 s is one instant of one channel), and why, from cwnd and ssthresh right after it."""
+    if not all(v in traced for v in ("reno", "sack", "westwood")):
+        return []
+    tag = f"{setup.capitalize()} setup: "
+    p = PAPER["fig3_timeout"]
+    got = {v: _timeouts(traced[v]) for v in ("reno", "sack", "westwood")}
+    if any(d.empty for d in got.values()):
+        none = ", ".join(LABELS[v] for v, d in got.items() if d.empty)
+        return [Finding(tag + "C2, C3: time-outs", None,
+                        f"the traced run (seed {seed}) has no time-out for {none}: nothing to "
+                        "judge")]  # fmt: skip
+    after = {v: float(d["after_mbps"].mean()) for v, d in got.items()}
+    drop = {v: float((d["before_mbps"] - d["after_mbps"]).mean()) for v, d in got.items()}
+    peak = {v: float(_series(traced[v])[1].max() * 8 / 1e6) for v in got}
+    one = all(bool((d["cwnd"] <= 1.0 + 1e-9).all()) for d in got.values())
+    ss = {v: float(d["ssthresh"].median()) for v, d in got.items()}
+
+    def each(values: Mapping[str, float]) -> str:
+        return ", ".join(f"{LABELS[v].removeprefix('TCP ')} {values[v]:.3f}" for v in got)
+
+    counts = ", ".join(f"{LABELS[v].removeprefix('TCP ')} {len(d)}" for v, d in got.items())
+    how = (
+        f"ours (seed {seed}, every time-out of the traced run: {counts}), throughput in the "
+        "second after a time-out, mean: "
+    )
+    window = (
+        "after each time-out every variant's window is one packet (trace column cwnd)"
+        if one
+        else "not every variant's window is one packet after each time-out (trace column cwnd)"
+    )
+    reach = (
+        f"; SACK never reaches {p['sack']} Mbit/s in any second of the run (its highest: "
+        f"{peak['sack']:.3f})"
+        if peak["sack"] < p["sack"]
+        else f"; SACK's highest second of the run: {peak['sack']:.3f} Mbit/s"
+    )
+    if ss["westwood"] > max(ss["reno"], ss["sack"]):
+        regrow = "so Westwood slow-starts back further before it creeps"
+    else:
+        regrow = (
+            "no higher than Reno's and SACK's here (Westwood's is the estimate x RTTmin, which "
+            "the module divides by up to 4 after time-outs in slow start), so its estimate "
+            "does not speed the return"
+        )
+    c2 = abs(after["reno"] - p["reno"]) <= 0.1 and abs(after["sack"] - p["sack"]) <= 0.15
+    c3 = drop["westwood"] <= 2 * p["westwood_drop"] and drop["westwood"] < min(
+        drop["reno"], drop["sack"]
+    )
+    return [
+        Finding(
+            tag + f"C2: a time-out cuts Reno to about {p['reno']} and SACK to about {p['sack']} "
+            "Mbit/s",
+            bool(c2),
+            how + each(after) + f" Mbit/s{reach}; the paper's {p['sack']} for SACK is above "
+            f"its own {PAPER['fig3_per5']['sack']} a sentence earlier (see the errata). "
+            f"Mechanism: {window}.",
+        ),
+        Finding(
+            tag + f"C3: a time-out reduces Westwood's throughput by only about "
+            f"{p['westwood_drop']} Mbit/s, less than Reno's and SACK's",
+            bool(c3),
+            f"ours (seed {seed}): the mean drop from the second before the stall to the second "
+            f"after the time-out is {each(drop)} Mbit/s. Mechanism, from the trace: {window}, "
+            "Westwood's too (the paper says it sets the window to the measured rate; the "
+            "module sets ssthresh to it and cwnd to 1, and so does ours); ssthresh after a "
+            f"time-out has a median of {each(ss)} packets, {regrow}.",
+        ),
+    ]
+
+
 def conclusion(m: pd.DataFrame, setup: str) -> list[Finding]:
     """C14 at the standard point (5 % PER, 2 Mbit/s), on the means over seeds."""
     d = m[(m["setup"] == setup) & (m["sweep"] == "per") & np.isclose(m["x"], 0.05)]
@@ -124,7 +224,7 @@ def index(setups: Sequence[str]) -> Finding:
     return Finding(
         "The paper's fourteen quantitative statements and where each is judged",
         None,
-        "; ".join(lines) + f". Judged per setup ({', '.join(setups)}). " + _NOT_JUDGED,
+        "; ".join(lines) + f". Judged per setup ({', '.join(setups)}).",
     )
 
 
