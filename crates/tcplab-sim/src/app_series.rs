@@ -39,25 +39,29 @@ pub fn table(
     max_rows: usize,
 ) -> (Table, u64) {
     let every_ns = every.0.max(1);
-    let n = end.0.div_ceil(every_ns).max(1) as usize;
-    let mut bins = vec![Bin::default(); groups.len() * n];
+    let n = end.0.div_ceil(every_ns).max(1);
+    // Only the rows kept are held (a tiny interval over a long run must not exhaust memory).
+    let total = (groups.len() as u64).saturating_mul(n);
+    let rows = total.min(max_rows as u64) as usize;
+    let dropped = total - rows as u64;
+    let mut bins = vec![Bin::default(); rows];
     for r in responses {
-        let k = ((r.done.0 / every_ns) as usize).min(n - 1);
-        let b = &mut bins[r.group * n + k];
+        let k = (r.done.0 / every_ns).min(n - 1);
+        let Some(b) = bins.get_mut((r.group as u64 * n + k) as usize) else {
+            continue;
+        };
         b.n += 1;
         b.sum_ns += u128::from(r.time.0);
         b.max_ns = b.max_ns.max(r.time.0);
         b.bytes += r.bytes;
     }
-    let rows = bins.len().min(max_rows);
-    let dropped = (bins.len() - rows) as u64;
     let (mut time, mut app) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
     let (mut count, mut mean) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
     let (mut max, mut bytes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-    for (i, b) in bins.iter().take(rows).enumerate() {
-        let (g, k) = (i / n, i % n);
-        time.push((k as u64 * every_ns) as f64 / 1e9);
-        app.push(groups[g].clone());
+    for (i, b) in bins.iter().enumerate() {
+        let (g, k) = (i as u64 / n, i as u64 % n);
+        time.push((k * every_ns) as f64 / 1e9);
+        app.push(groups[g as usize].clone());
         count.push(b.n);
         mean.push(if b.n > 0 {
             b.sum_ns as f64 / b.n as f64 / 1e9
@@ -132,5 +136,11 @@ mod tests {
         assert_eq!(u64s(&t, "response_bytes"), [4000, 500, 0, 0, 0, 32_000]);
         let (t, dropped) = table(&groups, &responses, Dur::from_secs(10), s(25.0), 4);
         assert_eq!((dropped, u64s(&t, "completed").len()), (2, 4));
+        // a nanosecond interval over 25 s: 5e10 rows, of which only the first 4 are held
+        let (t, dropped) = table(&groups, &responses, Dur(1), s(25.0), 4);
+        assert_eq!(
+            (dropped, u64s(&t, "completed").len()),
+            (5 * 10u64.pow(10) - 4, 4)
+        );
     }
 }
