@@ -1992,9 +1992,40 @@ impl Endpoint {
 
     /// Send what the windows allow: retransmissions first, then new data, then the FIN; then
     /// align the loss-recovery plug-in's timers.
+    #[inline]
     pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if !self.idle_pass() {
+            self.send_pass(ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn send_pass(&mut self, ctx: &mut Ctx) {
         self.send_loop(ctx);
         self.sync_rec_timers(ctx);
+    }
+
+    /// A send pass with nothing in flight, no plug-in timers and no cwnd validation, done in
+    /// line where it finds nothing to send (the receiving end of a transfer, after every
+    /// segment): the same effect as `send_pass` (only the application-limited mark), without
+    /// the call. False when the full pass must run.
+    #[inline(always)]
+    fn idle_pass(&mut self) -> bool {
+        if self.snd_max != self.snd_una || self.rec_timers || self.cfg.cwnd_validation {
+            return false;
+        }
+        if !self.can_send_data() || self.aborted {
+            return true; // `send_loop` returns at once and `sync_rec_timers` has nothing to do
+        }
+        if !self.nothing_to_send() {
+            return false;
+        }
+        let pipe = self.sb.rfc6675_pipe();
+        let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+        if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+            self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+        }
+        true
     }
 
     fn send_loop(&mut self, ctx: &mut Ctx) {
