@@ -629,7 +629,10 @@ impl Endpoint {
     }
 
     /// Append a segment with this connection's headers to the output, for the caller to finish
-    /// and `emit`. Built in place: a packet is not copied on its way out.
+    /// and `emit`. Built in place: a packet is not copied on its way out. Inlined into its
+    /// callers (a call and its register saves cost more than most of its branches, which are
+    /// decided by the caller's flags: 2,325 -> 2,287 instructions per data segment).
+    #[inline(always)]
     fn base_packet<'c>(
         &mut self,
         flags: u8,
@@ -760,6 +763,10 @@ impl Endpoint {
         self.emit(ctx);
     }
 
+    /// Send one segment of `[start, end)` (`fin`: the FIN is its last sequence number). Inlined
+    /// into `send_new`, its caller once per data segment (2,351 -> 2,325 instructions per
+    /// data segment).
+    #[inline(always)]
     fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
@@ -2185,6 +2192,8 @@ impl Endpoint {
     }
 
     /// Send `len` bytes of new data (`probe`: a TLP loss probe, which does not re-arm the PTO).
+    /// Inlined into the send loop (2,287 -> 2,260 instructions per data segment).
+    #[inline(always)]
     fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + len;
