@@ -153,6 +153,11 @@ pub struct LinkDir {
     /// No RED, CoDel, queue log or series, a lossless error model and a rate that divides
     /// 8e9 (`ns_per_byte`): `offer` takes its specialised copy without the tests for them.
     plain: bool,
+    /// Set by the simulator: the node at `to` passes frames on at once (no packet filters,
+    /// no processing delay), straight from this direction's FIFO.
+    pub relays: bool,
+    /// The simulator's last `(destination, next hop)` for frames arriving over this direction.
+    pub hop_memo: (u32, u32),
 }
 
 impl LinkDir {
@@ -197,6 +202,8 @@ impl LinkDir {
             qlog_max: 0,
             qlog_dropped: 0,
             plain: false,
+            relays: false,
+            hop_memo: (u32::MAX, u32::MAX),
         };
         d.update_plain();
         d
