@@ -134,15 +134,16 @@ def test_a_mistake_is_one_error_line_and_exit_2(args, needle, bad, tmp_path):
 
 @pytest.mark.parametrize(("sig", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
 def test_a_signal_stops_a_long_run_with_interrupted(sig: str, status: int, tmp_path: Path) -> None:
-    """A 20 GB transfer (about 7 s of simulation) stopped by Ctrl-C or SIGTERM: `interrupted`,
-    exit 130 or 143, no traceback, and nothing written to --out."""
+    """A 200 GB transfer (over 10 s of simulation; 20 GB took 1.4 s by 2026-11-26, less than
+    the wait below) stopped by Ctrl-C or SIGTERM: `interrupted`, exit 130 or 143, no
+    traceback, and nothing written to --out."""
     import signal
     import time
 
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [TCPLAB, "run", str(ROOT / "examples" / "bulk_1gb.toml"), "--set",
-         "apps.download.size=20GB", "--out", str(out)],
+         "apps.download.size=200GB", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     time.sleep(1.5)

@@ -120,7 +120,8 @@ pub struct LinkDir {
     pub mtu: u32,
     pub framing: Framing,
     pub queue_limit: QueueLimit,
-    pub err: ErrorModel,
+    /// Private: `plain` depends on it.
+    err: ErrorModel,
     pub stats: LinkStats,
     /// RED on the queue, if configured (drop-tail only otherwise).
     red: Option<Box<Red>>,
@@ -149,6 +150,14 @@ pub struct LinkDir {
     /// The most queued frames logged (`output.max_rows`), and how many were not.
     qlog_max: usize,
     qlog_dropped: u64,
+    /// No RED, CoDel, queue log or series, a lossless error model and a rate that divides
+    /// 8e9 (`ns_per_byte`): `offer` takes its specialised copy without the tests for them.
+    plain: bool,
+    /// Set by the simulator: the node at `to` passes frames on at once (no packet filters,
+    /// no processing delay), straight from this direction's FIFO.
+    pub relays: bool,
+    /// The simulator's last `(destination, next hop)` for frames arriving over this direction.
+    pub hop_memo: (u32, u32),
 }
 
 impl LinkDir {
@@ -164,7 +173,7 @@ impl LinkDir {
         queue_limit: QueueLimit,
         err: ErrorModel,
     ) -> Self {
-        LinkDir {
+        let mut d = LinkDir {
             name,
             from,
             to,
@@ -192,18 +201,35 @@ impl LinkDir {
             qlog: None,
             qlog_max: 0,
             qlog_dropped: 0,
-        }
+            plain: false,
+            relays: false,
+            hop_memo: (u32::MAX, u32::MAX),
+        };
+        d.update_plain();
+        d
+    }
+
+    /// Recompute `plain` after a change of what it depends on.
+    fn update_plain(&mut self) {
+        self.plain = self.red.is_none()
+            && self.codel.is_none()
+            && self.qlog.is_none()
+            && self.series.is_none()
+            && self.err.is_lossless()
+            && self.ns_per_byte != 0;
     }
 
     /// Manage the queue with RED (before the queue limit applies).
     pub fn set_red(&mut self, red: Red) {
         self.red = Some(Box::new(red));
+        self.update_plain();
     }
 
     /// Manage the queue with CoDel (RFC 8289): frames are dequeued, or dropped, when the
     /// transmitter becomes free.
     pub fn set_codel(&mut self, q: CoDelQueue) {
         self.codel = Some(Box::new(q));
+        self.update_plain();
     }
 
     /// Frames CoDel dropped since the last call, with the time of each drop.
@@ -220,6 +246,7 @@ impl LinkDir {
     /// Keep statistics per `interval_ns` of simulated time, for up to `max_bins` intervals.
     pub fn keep_series(&mut self, interval_ns: u64, max_bins: usize) {
         self.series = Some(Box::new(LinkSeries::new(interval_ns, max_bins)));
+        self.update_plain();
     }
 
     /// The statistics per interval, if kept.
@@ -247,6 +274,7 @@ impl LinkDir {
     /// so the series stays exact up to where it stops.
     pub fn log_queue(&mut self, max_frames: usize) {
         self.qlog = Some(Vec::new());
+        self.update_plain();
         self.qlog_max = max_frames;
     }
 
@@ -306,7 +334,20 @@ impl LinkDir {
     /// `Sim::pass_on`: a call costs more than the copy it saves).
     #[inline(always)]
     pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
-        if self.codel.is_some() {
+        if self.plain {
+            self.offer_as::<true>(now, pkt)
+        } else {
+            self.offer_as::<false>(now, pkt)
+        }
+    }
+
+    /// `offer`, compiled twice: with `PLAIN` (see `LinkDir::plain`) the tests for RED, CoDel,
+    /// the queue log, the series, the error model and the rate are left out (100 MB bulk
+    /// transfer: 2,181 -> 2,140 instructions per data segment with every link plain, 2,217 ->
+    /// 2,209 with a lossy one).
+    #[inline(always)]
+    fn offer_as<const PLAIN: bool>(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+        if !PLAIN && self.codel.is_some() {
             return self.offer_codel(now, pkt);
         }
         self.stats.frames_offered += 1;
@@ -316,7 +357,7 @@ impl LinkDir {
         if busy {
             self.expire_waiting(now);
         }
-        if let Some(red) = self.red.as_deref_mut() {
+        if let Some(red) = self.red.as_deref_mut().filter(|_| !PLAIN) {
             let idle_since = (!busy).then_some(self.busy_until);
             let waiting = if busy { self.waiting.len() } else { 0 };
             if let Some(why) = red.on_arrival(now, waiting, idle_since) {
@@ -334,7 +375,7 @@ impl LinkDir {
                 QueueLimit::Unlimited => false,
             };
             if full {
-                if let Some(red) = self.red.as_deref_mut() {
+                if let Some(red) = self.red.as_deref_mut().filter(|_| !PLAIN) {
                     red.on_limit_drop();
                 }
                 return self.queue_drop(now, pkt.len > 0);
@@ -347,7 +388,7 @@ impl LinkDir {
             let wait = start.since(now).0;
             self.stats.queue_delay_ns_sum += wait;
             self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
-            if let Some(log) = self.qlog.as_mut() {
+            if let Some(log) = self.qlog.as_mut().filter(|_| !PLAIN) {
                 if log.len() / 2 < self.qlog_max {
                     log.push((now, 1, i64::from(wire)));
                     log.push((start, -1, -i64::from(wire)));
@@ -359,14 +400,20 @@ impl LinkDir {
         } else {
             now
         };
-        self.transmit(now, start, wire, pkt)
+        self.transmit::<PLAIN>(now, start, wire, pkt)
     }
 
     /// Put a frame that reached the queue at `queued` on the wire from `start` (inlined into
     /// `offer`: a call here costs about 8 % of a plain run's instructions).
     #[inline(always)]
-    fn transmit(&mut self, queued: SimTime, start: SimTime, wire: u32, pkt: &Packet) -> Offer {
-        let tx = if self.ns_per_byte != 0 {
+    fn transmit<const PLAIN: bool>(
+        &mut self,
+        queued: SimTime,
+        start: SimTime,
+        wire: u32,
+        pkt: &Packet,
+    ) -> Offer {
+        let tx = if PLAIN || self.ns_per_byte != 0 {
             Dur(wire as u64 * self.ns_per_byte)
         } else {
             serialization(wire as u64, self.rate_bps)
@@ -376,12 +423,17 @@ impl LinkDir {
         self.stats.bytes_on_wire += wire as u64;
         self.stats.busy_ns += tx.0;
         let framing = self.framing;
-        let corrupted = self.err.corrupts_frame(|| FrameInfo {
-            exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
-            tcp: (pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP))
-                .then_some((pkt.seq, pkt.tx_count)),
-        });
-        if let Some(s) = self.series.as_deref_mut() {
+        let corrupted = if PLAIN {
+            self.err.pass_lossless();
+            false
+        } else {
+            self.err.corrupts_frame(|| FrameInfo {
+                exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
+                tcp: (pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP))
+                    .then_some((pkt.seq, pkt.tx_count)),
+            })
+        };
+        if let Some(s) = self.series.as_deref_mut().filter(|_| !PLAIN) {
             s.sent(queued, start, tx.0, wire, corrupted);
         }
         let arrival = self.busy_until + self.delay;
@@ -493,7 +545,7 @@ impl LinkDir {
                     self.stats.queue_delay_ns_sum += wait;
                     self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
                     self.log_dequeue(t, &p);
-                    self.transmit(p.arrival, t, p.wire, &p.pkt);
+                    self.transmit::<false>(p.arrival, t, p.wire, &p.pkt);
                 }
                 None => self.busy_until = t,
             }

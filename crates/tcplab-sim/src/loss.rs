@@ -147,6 +147,18 @@ impl ErrorModel {
         }
     }
 
+    /// Whether the model can never corrupt a frame.
+    pub fn is_lossless(&self) -> bool {
+        self.lossless
+    }
+
+    /// `corrupts_frame` on a model known to be lossless: the frame is counted, never corrupted.
+    #[inline]
+    pub fn pass_lossless(&mut self) {
+        debug_assert!(self.lossless);
+        self.frame_index += 1;
+    }
+
     /// As [`ErrorModel::corrupts`], describing the frame only if the model may corrupt it.
     #[inline]
     pub fn corrupts_frame(&mut self, frame: impl FnOnce() -> FrameInfo) -> bool {

@@ -635,7 +635,10 @@ impl Endpoint {
     }
 
     /// Append a segment with this connection's headers to the output, for the caller to finish
-    /// and `emit`. Built in place: a packet is not copied on its way out.
+    /// and `emit`. Built in place: a packet is not copied on its way out. Inlined into its
+    /// callers (a call and its register saves cost more than most of its branches, which are
+    /// decided by the caller's flags: 2,325 -> 2,287 instructions per data segment).
+    #[inline(always)]
     fn base_packet<'c>(
         &mut self,
         flags: u8,
@@ -766,6 +769,10 @@ impl Endpoint {
         self.emit(ctx);
     }
 
+    /// Send one segment of `[start, end)` (`fin`: the FIN is its last sequence number). Inlined
+    /// into `send_new`, its caller once per data segment (2,351 -> 2,325 instructions per
+    /// data segment).
+    #[inline(always)]
     fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
@@ -1141,6 +1148,9 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ packets in
 
+    /// Inlined into the simulator's delivery of a segment, its one call per segment
+    /// (2,260 -> 2,234 instructions per data segment).
+    #[inline(always)]
     pub fn on_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
         self.stats.segments_received += 1;
         if let Some(pl) = ctx.packets.as_deref_mut() {
@@ -1683,7 +1693,9 @@ impl Endpoint {
     }
 
     /// The congestion control's window growth on an ACK of new data (`on_ack`), given the data
-    /// it acknowledged, the flight before it and its RTT sample.
+    /// it acknowledged, the flight before it and its RTT sample. Inlined into its one caller
+    /// (2,188 -> 2,184 instructions per data segment).
+    #[inline(always)]
     fn grow_window(
         &mut self,
         (data_acked, prior_flight, rtt): (u64, u64, Option<Dur>),
@@ -2008,9 +2020,40 @@ impl Endpoint {
 
     /// Send what the windows allow: retransmissions first, then new data, then the FIN; then
     /// align the loss-recovery plug-in's timers.
+    #[inline]
     pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if !self.idle_pass() {
+            self.send_pass(ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn send_pass(&mut self, ctx: &mut Ctx) {
         self.send_loop(ctx);
         self.sync_rec_timers(ctx);
+    }
+
+    /// A send pass with nothing in flight, no plug-in timers and no cwnd validation, done in
+    /// line where it finds nothing to send (the receiving end of a transfer, after every
+    /// segment): the same effect as `send_pass` (only the application-limited mark), without
+    /// the call. False when the full pass must run.
+    #[inline(always)]
+    fn idle_pass(&mut self) -> bool {
+        if self.snd_max != self.snd_una || self.rec_timers || self.cfg.cwnd_validation {
+            return false;
+        }
+        if !self.can_send_data() || self.aborted {
+            return true; // `send_loop` returns at once and `sync_rec_timers` has nothing to do
+        }
+        if !self.nothing_to_send() {
+            return false;
+        }
+        let pipe = self.sb.rfc6675_pipe();
+        let cwnd = self.ccs.cwnd + self.limited_transmit_room;
+        if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+            self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+        }
+        true
     }
 
     fn send_loop(&mut self, ctx: &mut Ctx) {
@@ -2170,6 +2213,8 @@ impl Endpoint {
     }
 
     /// Send `len` bytes of new data (`probe`: a TLP loss probe, which does not re-arm the PTO).
+    /// Inlined into the send loop (2,287 -> 2,260 instructions per data segment).
+    #[inline(always)]
     fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + len;
