@@ -658,7 +658,15 @@ mod tests {
                 "rtt_min",
                 "timeout_divisor",
                 "inflation",
-                "exit_window"
+                "exit_window",
+                "limited_transmit",
+                "fast_retransmit_guard",
+                "ns2_window",
+                "estimate_first",
+                "syn_timeout",
+                "fr_inflation",
+                "partial_deflation",
+                "impatient"
             ]
         );
         assert_eq!(names("reno"), Vec::<&str>::new());
