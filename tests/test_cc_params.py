@@ -93,6 +93,14 @@ def test_describe_shows_every_parameter_with_defaults_filled_in() -> None:
         "timeout_divisor": "none",
         "inflation": True,
         "exit_window": "ssthresh",
+        "limited_transmit": True,
+        "fast_retransmit_guard": True,
+        "ns2_window": False,
+        "estimate_first": False,
+        "syn_timeout": "profile",
+        "fr_inflation": True,
+        "partial_deflation": True,
+        "impatient": True,
     }
     assert tcp["lr_params"] == {"max_ack_delay_s": 0.2, "tlp": True, "reo_wnd_mult": 1}
     plain = scenario("").describe()["apps"][0]["tcp"]
@@ -189,6 +197,14 @@ NS2_MODULE = {
     "timeout_divisor": "ns2",
     "inflation": False,
     "exit_window": "keep",
+    "limited_transmit": False,
+    "fast_retransmit_guard": False,
+    "ns2_window": True,
+    "estimate_first": True,
+    "syn_timeout": "initial_window",
+    "fr_inflation": False,
+    "partial_deflation": False,
+    "impatient": False,
 }
 
 
@@ -204,12 +220,18 @@ def test_westwood_model_ns2_sets_the_modules_defaults_and_a_knob_overrides_one()
         "filter": "ns2_tustin",
         "ack_cap": 0,
     }
-    # WestwoodNR: the module on ns-2's NewReno agent, whose fast recovery inflates.
+    # WestwoodNR: the module on ns-2's NewReno agent, whose fast recovery inflates, whose recv
+    # sends one packet per early duplicate ACK and checks recover_ before dupack_action.
     assert _westwood('{ model = "ns2", recovery = "newreno" }', lr="newreno") == {
         **NS2_MODULE,
         "recovery": "newreno",
         "inflation": True,
+        "limited_transmit": True,
+        "fast_retransmit_guard": True,
     }
+    # A knob given next to the preset wins, WestwoodNR's too.
+    nr = '{ model = "ns2", recovery = "newreno", limited_transmit = false }'
+    assert not _westwood(nr, lr="newreno")["limited_transmit"]
 
 
 @pytest.mark.parametrize(
@@ -224,6 +246,9 @@ def test_westwood_model_ns2_sets_the_modules_defaults_and_a_knob_overrides_one()
         ("{ timeout_divisor = 2 }", "timeout_divisor", "2", ['"none"', '"ns2"']),
         ('{ inflation = "no" }', "inflation", "no", ["true or false"]),
         ('{ exit_window = "cwnd" }', "exit_window", "cwnd", ['"ssthresh"', '"keep"']),
+        ('{ syn_timeout = "one" }', "syn_timeout", "one", ['"profile"', '"initial_window"']),
+        ("{ ns2_window = 1 }", "ns2_window", "1", ["true or false"]),
+        ('{ fast_retransmit_guard = "off" }', "fast_retransmit_guard", "off", ["true or false"]),
     ],
 )
 def test_a_bad_westwood_model_field_names_the_field_the_value_and_what_is_allowed(

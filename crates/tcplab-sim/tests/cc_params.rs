@@ -74,7 +74,7 @@ fn explicit_defaults_and_an_empty_table_change_nothing() {
             "cubic",
             "{ c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }",
         ),
-        ("westwood", "{ model = \"paper\", tau = \"1s\", recovery = \"reno\", filter = \"paper\", alpha = 0.9, ack_count = \"paper\", ack_cap = 0, rtt_min = \"samples\", timeout_divisor = \"none\", inflation = true, exit_window = \"ssthresh\" }"),
+        ("westwood", "{ model = \"paper\", tau = \"1s\", recovery = \"reno\", filter = \"paper\", alpha = 0.9, ack_count = \"paper\", ack_cap = 0, rtt_min = \"samples\", timeout_divisor = \"none\", inflation = true, exit_window = \"ssthresh\", limited_transmit = true, fast_retransmit_guard = true, ns2_window = false, estimate_first = false, syn_timeout = \"profile\", fr_inflation = true, partial_deflation = true, impatient = true }"),
         ("vegas", "{ alpha = 1, beta = 3, gamma = 1 }"),
         ("tahoe", "{ go_back_n = true }"),
         ("bbr", "{ cwnd_gain = 2, bw_filter_rounds = 10, rtprop_filter = \"10s\", probe_rtt_duration = \"200ms\", min_pipe_cwnd = 4, initial_cycle_index = 2, pacing = true }"),

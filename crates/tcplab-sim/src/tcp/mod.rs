@@ -36,7 +36,7 @@ use crate::packet::{Packet, SackBlock, ACK, FIN, SYN};
 use crate::time::{Dur, SimTime};
 use crate::trace::{EventLog, PacketLog};
 
-use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle};
+use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle, SenderRules};
 use recovery::prr::Prr;
 use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::{RtoConfig, RtoEstimator};
@@ -306,6 +306,10 @@ pub struct Endpoint {
     cc_delivery: bool,
     /// The congestion control's fast recovery inflates the window (`inflates`).
     cc_inflates: bool,
+    /// The congestion control's say over the sender's rules (`cc::SenderRules`).
+    cc_rules: SenderRules,
+    /// The congestion control already heard this duplicate ACK (`dupack_first`).
+    cc_heard: bool,
     /// The congestion control hears of every segment sent (`CongestionControl::hears_sends`).
     cc_sends: bool,
     /// The congestion control may pace (`CongestionControl::paces`).
@@ -412,11 +416,13 @@ impl Endpoint {
         // A controller may ask for ns-2's exit rule whatever the profile (the ns-2 Westwood
         // module's `exit_window = "keep"`).
         ns2.exit_keeps_cwnd |= cc.exit_keeps_cwnd();
+        let cc_rules = SenderRules::of(cc.as_ref());
         let ccs = CcState {
             cwnd: cfg.initial_cwnd as u64 * mss,
             ssthresh: cfg.initial_ssthresh,
             mss,
-            ca_rule: if ns2.cwnd_double {
+            // (a controller inside an ns-2 agent gets its cwnd_ too, not its loss reaction)
+            ca_rule: if ns2.cwnd_double || (cfg.ns2.cwnd_double && cc_rules.ns2_agent) {
                 CaRule::Ns2Double
             } else {
                 cfg.ca_rule
@@ -477,6 +483,8 @@ impl Endpoint {
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
             cc_inflates: cc.inflates(),
+            cc_rules,
+            cc_heard: false,
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
             cc,
@@ -1270,15 +1278,22 @@ impl Endpoint {
             SynLoss::OneAfterTwo if self.stats.syn_retransmissions > 1 => self.ccs.cwnd = mss,
             SynLoss::OneAfterTwo => return,
             SynLoss::Timeout => {
-                // Each expiry halves min(cwnd, window); cwnd is one segment after the first.
-                let wnd = self.snd_wnd.max(mss);
-                let mut cwnd = self.ccs.cwnd;
-                for _ in 0..self.stats.syn_retransmissions {
-                    let half = (cwnd.min(wnd) / 2) / mss * mss;
-                    self.ccs.ssthresh = half.max(2 * mss);
-                    cwnd = mss;
+                let (initial, n) = (
+                    self.cfg.initial_cwnd as u64 * mss,
+                    self.stats.syn_retransmissions,
+                );
+                // A controller with its own timeout may set the window itself.
+                if !self.cc.syn_timeout_window(&mut self.ccs, initial, n) {
+                    // Each expiry halves min(cwnd, window); cwnd is one segment after the first.
+                    let wnd = self.snd_wnd.max(mss);
+                    let mut cwnd = self.ccs.cwnd;
+                    for _ in 0..n {
+                        let half = (cwnd.min(wnd) / 2) / mss * mss;
+                        self.ccs.ssthresh = half.max(2 * mss);
+                        cwnd = mss;
+                    }
+                    self.ccs.cwnd = mss;
                 }
-                self.ccs.cwnd = mss;
             }
         }
         let (cwnd, ssthresh) = (self.ccs.cwnd, ssthresh_text(self.ccs.ssthresh));
@@ -1516,8 +1531,8 @@ impl Endpoint {
                 }
             }
         }
-        // The congestion control hears about every ACK (if it listens).
-        if !self.cc_delivery {
+        // The congestion control hears about every ACK (if it listens, and did not already).
+        if !self.cc_delivery || std::mem::take(&mut self.cc_heard) {
             self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
             return;
         }
@@ -1629,10 +1644,11 @@ impl Endpoint {
             }
         }
         // RFC 6298 5.2/5.3: stop the timer when all is acked, else restart it.
-        let impatient_skip = self.ns2.newreno && self.in_recovery && {
-            self.partial_acks += 1;
-            self.partial_acks > 1
-        };
+        let impatient_skip =
+            self.ns2.newreno && self.cc_rules.impatient_timer && self.in_recovery && {
+                self.partial_acks += 1;
+                self.partial_acks > 1
+            };
         if impatient_skip {
             // ns-2 NewReno (newreno_changes1_ 1): only the first partial ACK restarts the timer.
             if !self.timers[TimerKind::Rto as usize].is_armed() {
@@ -1676,10 +1692,15 @@ impl Endpoint {
             return;
         }
         let m = self.eff_mss.max(1);
-        if self.ccs.ssthresh < self.cfg.initial_ssthresh {
+        if self.ccs.ssthresh < self.cfg.initial_ssthresh || self.cc_rules.ns2_agent {
             self.ccs.ssthresh = (self.ccs.ssthresh / m).max(2) * m;
         }
-        self.ccs.cwnd = (self.ccs.cwnd / m).max(1) * m;
+        self.ccs.cwnd = if self.cc_rules.ns2_agent {
+            // ns-2's double cwnd_ is lowered to the int ssthresh_, not rounded.
+            self.ccs.cwnd.min(self.ccs.ssthresh).max(m)
+        } else {
+            (self.ccs.cwnd / m).max(1) * m
+        };
     }
 
     /// The window a congestion event reduces (`TcpConfig::ssthresh_from`): the bytes in the
@@ -1789,7 +1810,10 @@ impl Endpoint {
             } else {
                 partial.credit
             };
-            if self.ns2.newreno && data_acked > self.recovery_credits {
+            if !self.cc_rules.partial_deflation {
+                // ns-2 partial_window_deflation_ 0: the inflation goes, cwnd_ stays.
+                self.recovery_credits = 0;
+            } else if self.ns2.newreno && data_acked > self.recovery_credits {
                 // ns-2 partialnewack: what the inflation cannot absorb comes out of cwnd_.
                 let excess = data_acked - self.recovery_credits;
                 self.ccs.cwnd = self.ccs.cwnd.saturating_sub(excess).max(self.eff_mss);
@@ -1811,6 +1835,9 @@ impl Endpoint {
     fn on_dupack(&mut self, ctx: &mut Ctx) {
         self.dupacks += 1;
         self.stats.dupacks_received += 1;
+        if self.cc_rules.dupack_first {
+            self.hear_dupack(ctx.now);
+        }
         if self.in_recovery {
             // RFC 5681 step 4: each further duplicate ACK lets one segment out, while the
             // congestion control's fast-recovery window is in force.
@@ -1824,11 +1851,39 @@ impl Endpoint {
         let v = self.view(ctx.now);
         if self.rec.triggers_fast_retransmit(&v, &self.sb) {
             self.try_enter_recovery(ctx);
-        } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+        } else if self.cfg.limited_transmit
+            && self.cc_rules.limited_transmit
+            && self.dupacks < self.cfg.dupthresh
+        {
             // RFC 3042: each of the first two duplicate ACKs may release one new segment.
             self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
             self.send_one_budget = 1;
         }
+    }
+
+    /// The congestion control hears a duplicate ACK before the fast-retransmit decision
+    /// (`CongestionControl::hears_dupack_before_fast_retransmit`), with what is known of it
+    /// then (no pipe, lost bytes or rate sample); `after_ack` does not repeat it.
+    #[inline(never)]
+    fn hear_dupack(&mut self, now: SimTime) {
+        let d = self.sb.delivery();
+        let ev = AckEvent {
+            now,
+            prior_flight: self.flight(),
+            rtt: self.ack_rtt,
+            srtt: self.rto.srtt(),
+            min_rtt: self.rto.min_rtt,
+            ack: self.snd_una,
+            snd_max: self.snd_max,
+            delivered: d.bytes,
+            total_delivered: self.rs_delivered + d.bytes,
+            dupack: true,
+            in_recovery: self.in_recovery,
+            sample_rtt: Self::sample_rtt(d, now),
+            ..AckEvent::default()
+        };
+        self.cc.on_delivery(&mut self.ccs, &ev);
+        self.cc_heard = true;
     }
 
     /// Start fast recovery, unless the cumulative ACK has not yet passed the recovery point of
@@ -1836,7 +1891,7 @@ impl Endpoint {
     /// section 5.1) allow no fast retransmit for duplicate ACKs that may be caused by data sent
     /// before the timeout.
     fn try_enter_recovery(&mut self, ctx: &mut Ctx) -> bool {
-        if self.rto_recovery || self.fr_guard.is_some() {
+        if (self.rto_recovery || self.fr_guard.is_some()) && self.cc_rules.guards_fast_retransmit {
             ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
                 "below recover after timeout".into()
             });
@@ -1874,7 +1929,8 @@ impl Endpoint {
         }
         if style != RecoveryStyle::None {
             self.cc_fast_recovery = true;
-            self.recovery_credits = if self.cc_inflates {
+            self.recovery_credits = if self.cc_inflates && self.cc_rules.inflates_at_fast_retransmit
+            {
                 self.dupacks as u64 * self.eff_mss
             } else {
                 0

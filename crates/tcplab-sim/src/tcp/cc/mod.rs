@@ -255,6 +255,70 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// Whether the profile's RFC 3042 limited transmit (`[tcp] limited_transmit`, ns-2's
+    /// `send_one`) may send on the first duplicate ACKs. No: the ns-2 Westwood module, whose
+    /// `WestwoodTcpAgent::recv` only counts them (`++dupacks_`) and never calls `send_one`.
+    fn limited_transmit(&self) -> bool {
+        true
+    }
+
+    /// Whether a fast retransmit waits until the cumulative ACK passed the recovery point of a
+    /// timeout or an earlier fast retransmit (`rto_recovery`, `[tcp] recover_guard_all`). No:
+    /// the ns-2 Westwood module's `recv` calls `dupack_action` on every `NUMDUPACKS`-th
+    /// duplicate ACK, with no `recover_` check, also after a timeout.
+    fn guards_fast_retransmit(&self) -> bool {
+        true
+    }
+
+    /// Whether this controller runs inside an ns-2 `TcpAgent` (a subclass with its own loss
+    /// reaction), so that the profile's rules for ns-2's own agents hold its window too:
+    /// under `[tcp.ns2] cwnd_double`, `cwnd_` is a double opened by `opencwnd`
+    /// (`CaRule::Ns2Double`); under `cwnd_packets`, ssthresh is whole packets whatever its size
+    /// (`ssthresh_` is an int), and a congestion event lowers cwnd to ssthresh only if above,
+    /// keeping its fraction otherwise (the Westwood module's `dupack_action`).
+    fn ns2_agent(&self) -> bool {
+        false
+    }
+
+    /// Whether `on_delivery` hears a duplicate ACK before the sender decides on a fast
+    /// retransmit (the ns-2 Westwood module's `recv`, and `WestwoodNRTcpAgent::recv` calling
+    /// `bwe_computation` first: the third duplicate ACK's own sample is in the estimate its
+    /// `dupack_action` reads). No: after (the event then also carries the loss-recovery
+    /// plug-in's view of the ACK: pipe, lost bytes, rate sample).
+    fn hears_dupack_before_fast_retransmit(&self) -> bool {
+        false
+    }
+
+    /// Under the profile's `syn_loss = "timeout"` (ns-2's `TcpAgent::timeout`), set the window
+    /// after this end's SYN timed out `timeouts` times, and return true; false: the profile's
+    /// rule stands. `initial` is the initial window in bytes.
+    fn syn_timeout_window(&mut self, _st: &mut CcState, _initial: u64, _timeouts: u64) -> bool {
+        false
+    }
+
+    /// Whether the window at a fast retransmit is inflated by the dupthresh duplicate ACKs
+    /// already received (RFC 5681 step 3's ssthresh + 3 SMSS; ns-2's `dupwnd_ =
+    /// numdupacks_`). No: inflation starts at 0 and grows with the later duplicate ACKs
+    /// (`WestwoodNRTcpAgent::dupack_action` never sets `dupwnd_`). Only if `inflates`.
+    fn inflates_at_fast_retransmit(&self) -> bool {
+        true
+    }
+
+    /// Whether a partial ACK deflates the inflated window by the data it acknowledges (RFC 6582
+    /// step 5; ns-2's `partial_window_deflation_` 1). No: it clears the inflation and leaves
+    /// cwnd (`partial_window_deflation_` 0, Agent/TCP/WestwoodNR's default: its OTcl parent is
+    /// Agent/TCP, which does not set NewReno's 1).
+    fn deflates_on_partial_ack(&self) -> bool {
+        true
+    }
+
+    /// Under `[tcp.ns2] newreno_partial`, whether only the first partial ACK restarts the
+    /// retransmission timer (`newreno_changes1_` 1, "impatient"). No: every partial ACK does
+    /// (`newreno_changes1_` 0, Agent/TCP/WestwoodNR's default, as above).
+    fn impatient_timer(&self) -> bool {
+        true
+    }
+
     /// After a fast retransmit without fast recovery (`RecoveryStyle::None`), resend everything
     /// from the first unacknowledged segment (go-back-N), as after a timeout.
     fn go_back_n(&self) -> bool {
@@ -337,6 +401,40 @@ pub trait CongestionControl: Send {
     /// Whether `pacing_rate` can ever be Some (the sender skips asking per segment otherwise).
     fn paces(&self) -> bool {
         false
+    }
+}
+
+/// The controller's say over the sender's rules, read from its hooks once per connection
+/// (`Endpoint::new`), so that the per-ACK path tests a flag.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderRules {
+    /// `limited_transmit`.
+    pub limited_transmit: bool,
+    /// `guards_fast_retransmit`.
+    pub guards_fast_retransmit: bool,
+    /// `ns2_agent`.
+    pub ns2_agent: bool,
+    /// `hears_dupack_before_fast_retransmit` (and `hears_every_ack`).
+    pub dupack_first: bool,
+    /// `inflates_at_fast_retransmit`.
+    pub inflates_at_fast_retransmit: bool,
+    /// `deflates_on_partial_ack`.
+    pub partial_deflation: bool,
+    /// `impatient_timer`.
+    pub impatient_timer: bool,
+}
+
+impl SenderRules {
+    pub fn of(cc: &dyn CongestionControl) -> Self {
+        SenderRules {
+            limited_transmit: cc.limited_transmit(),
+            guards_fast_retransmit: cc.guards_fast_retransmit(),
+            ns2_agent: cc.ns2_agent(),
+            dupack_first: cc.hears_every_ack() && cc.hears_dupack_before_fast_retransmit(),
+            inflates_at_fast_retransmit: cc.inflates_at_fast_retransmit(),
+            partial_deflation: cc.deflates_on_partial_ack(),
+            impatient_timer: cc.impatient_timer(),
+        }
     }
 }
 
@@ -562,7 +660,15 @@ mod tests {
                 "rtt_min",
                 "timeout_divisor",
                 "inflation",
-                "exit_window"
+                "exit_window",
+                "limited_transmit",
+                "fast_retransmit_guard",
+                "ns2_window",
+                "estimate_first",
+                "syn_timeout",
+                "fr_inflation",
+                "partial_deflation",
+                "impatient"
             ]
         );
         assert_eq!(names("reno"), Vec::<&str>::new());

@@ -54,6 +54,32 @@
 //!   recovery phase ends at the first new ACK, where a NewReno window is Reno's: the scenario
 //!   refuses that pair.
 //!
+//! The module's agent around the estimator differs from tcplab's sender too; each difference
+//! is a `CongestionControl` hook the sender reads once, driven by a parameter:
+//!
+//! - `limited_transmit = false` (`WestwoodTcpAgent::recv` only counts duplicate ACKs and never
+//!   calls `send_one`): no RFC 3042 limited transmit whatever the profile;
+//! - `fast_retransmit_guard = false` (the same `recv` calls `dupack_action` on every third
+//!   duplicate ACK, with no `recover_` check, also after a timeout): no fast-retransmit guard;
+//! - `ns2_window = true` (the module is a `TcpAgent` subclass): under `[tcp.ns2] cwnd_double`
+//!   cwnd is ns-2's double (`opencwnd`); under `cwnd_packets` ssthresh is a whole number of
+//!   packets whatever its size (`ssthresh_` is an int, and BWE x RTTmin may exceed the
+//!   initial ssthresh), and the fast retransmit lowers cwnd to ssthresh only if above, its
+//!   fraction kept otherwise (`dupack_action`: `if (cwnd_ > ssthresh_) cwnd_ = ssthresh_`);
+//! - `estimate_first = true` (`recv` runs the estimator before `dupack_action`): the third
+//!   duplicate ACK's sample is in the ssthresh it sets;
+//! - `syn_timeout = "initial_window"` (`WestwoodTcpAgent::timeout` lacks `TcpAgent`'s
+//!   `bugfix_ss_` branch): under `syn_loss = "timeout"` a lost SYN leaves the initial window
+//!   (the SYN's ACK sets `cwnd_ = initial_window()`) and ssthresh 2 packets;
+//! - Agent/TCP/WestwoodNR's OTcl parent is Agent/TCP, not Agent/TCP/Newreno, so it runs with
+//!   Agent/TCP's defaults `partial_window_deflation_` 0 (`partial_deflation = false`: a
+//!   partial ACK clears the inflation and leaves cwnd) and `newreno_changes1_` 0 (`impatient
+//!   = false`: every partial ACK restarts the timer under `[tcp.ns2] newreno_partial`), and its
+//!   `dupack_action` never sets `dupwnd_ = numdupacks_` (`fr_inflation = false`: the inflation
+//!   starts at 0, not at dupthresh packets). With `recovery = "newreno"`, `model = "ns2"` turns
+//!   `limited_transmit` and `fast_retransmit_guard` back on (NewReno's `recv` sends one packet
+//!   per early duplicate ACK and calls `dupack_action` only past `recover_`).
+//!
 //! In the `ns2` profile the window is in whole packets (`cwnd_packets`), so ssthresh is the
 //! module's `(int)` count of packets; the profile also keeps it at 2 packets at least after a
 //! timeout, where the module may set 0 or 1 (the trajectory is the same: ns-2 opens cwnd from
@@ -69,9 +95,10 @@
 //!   seed's study ran; the seed itself gives no value.
 //! - The module's first sample counts the ACK of the SYN too; ours start at the first ACK of
 //!   data.
-//! - The estimate hears an ACK after the sender acted on it (`on_delivery`), so a fast
-//!   retransmit's ssthresh uses the estimate before the third duplicate ACK's own sample; the
-//!   module (and Linux) update it first. One sample of weight 0.0476 with `filter_type_` 1.
+//! - With `estimate_first = false` (the paper preset), the estimate hears an ACK after the
+//!   sender acted on it (`on_delivery`), so a fast retransmit's ssthresh uses the estimate
+//!   before the third duplicate ACK's own sample; the module (and Linux) update it first,
+//!   which `model = "ns2"` follows.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
 use crate::tcp::params::{Range, Tunable, Walk};
@@ -156,6 +183,40 @@ pub struct Config {
     /// Window inflation by duplicate ACKs during fast recovery (RFC 5681 steps 3-4).
     pub inflation: bool,
     pub exit_window: ExitWindow,
+    /// RFC 3042 limited transmit as the profile says; false: none (`CongestionControl::
+    /// limited_transmit`).
+    pub limited_transmit: bool,
+    /// No fast retransmit below the recovery point of a timeout or an earlier fast retransmit,
+    /// as the profile says; false: every dupthresh-th duplicate ACK retransmits
+    /// (`CongestionControl::guards_fast_retransmit`).
+    pub fast_retransmit_guard: bool,
+    /// The window as an ns-2 `TcpAgent` holds it (`CongestionControl::ns2_agent`).
+    pub ns2_window: bool,
+    /// The estimate hears a duplicate ACK before the fast-retransmit decision
+    /// (`CongestionControl::hears_dupack_before_fast_retransmit`).
+    pub estimate_first: bool,
+    /// The window after this end's SYN timed out (`CongestionControl::syn_timeout_window`).
+    pub syn_timeout: SynTimeout,
+    /// The fast retransmit's window counts the dupthresh duplicate ACKs already received
+    /// (`CongestionControl::inflates_at_fast_retransmit`).
+    pub fr_inflation: bool,
+    /// A partial ACK deflates the inflated window by the data it acknowledges
+    /// (`CongestionControl::deflates_on_partial_ack`).
+    pub partial_deflation: bool,
+    /// Under `[tcp.ns2] newreno_partial`, only the first partial ACK restarts the timer
+    /// (`CongestionControl::impatient_timer`).
+    pub impatient: bool,
+}
+
+/// The window after this end's SYN timed out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SynTimeout {
+    /// The profile's rule (`[tcp] syn_loss`).
+    Profile,
+    /// Under `syn_loss = "timeout"`: the initial window, ssthresh 2 packets (the module's
+    /// `timeout` lacks `TcpAgent`'s `bugfix_ss_` branch, so the SYN's ACK sets `cwnd_ =
+    /// initial_window()`; its `slowdown(CLOSE_FASTER)` sets ssthresh from a zero estimate).
+    InitialWindow,
 }
 
 impl Default for Config {
@@ -192,13 +253,27 @@ impl Config {
             } else {
                 ExitWindow::Ssthresh
             },
+            limited_transmit: !ns2,
+            fast_retransmit_guard: !ns2,
+            ns2_window: ns2,
+            estimate_first: ns2,
+            syn_timeout: if ns2 {
+                SynTimeout::InitialWindow
+            } else {
+                SynTimeout::Profile
+            },
+            fr_inflation: !ns2,
+            partial_deflation: !ns2,
+            impatient: !ns2,
         }
     }
 }
 
 /// `[tcp] cc_params` of westwood: `model` ("paper" or "ns2", the preset of the rest), `tau`
 /// (1 ms to 100 s), `recovery` ("reno" or "newreno"), `filter`, `alpha`, `ack_count`, `ack_cap`,
-/// `rtt_min`, `timeout_divisor`, `inflation` and `exit_window` (see the module docs).
+/// `rtt_min`, `timeout_divisor`, `inflation`, `exit_window`, `limited_transmit`,
+/// `fast_retransmit_guard`, `ns2_window`, `estimate_first`, `syn_timeout` ("profile" or
+/// "initial_window"), `fr_inflation`, `partial_deflation` and `impatient` (see the module docs).
 impl Tunable for Config {
     fn walk(&mut self, w: &mut Walk<'_>) {
         let was = self.model;
@@ -225,8 +300,12 @@ impl Tunable for Config {
             ],
         );
         if self.model == Model::Ns2 && self.recovery == RecoveryStyle::NewReno {
-            // Agent/TCP/WestwoodNR: NewRenoTcpAgent's recv inflates the window (dupwnd_).
+            // Agent/TCP/WestwoodNR: NewRenoTcpAgent's recv inflates the window (dupwnd_),
+            // sends one packet for each of the first duplicate ACKs (send_one) and calls the
+            // module's dupack_action only above recover_ (its bug_fix_ check).
             self.inflation = true;
+            self.limited_transmit = true;
+            self.fast_retransmit_guard = true;
         }
         w.choice(
             "filter",
@@ -265,6 +344,21 @@ impl Tunable for Config {
                 ("keep", ExitWindow::Keep),
             ],
         );
+        w.flag("limited_transmit", &mut self.limited_transmit);
+        w.flag("fast_retransmit_guard", &mut self.fast_retransmit_guard);
+        w.flag("ns2_window", &mut self.ns2_window);
+        w.flag("estimate_first", &mut self.estimate_first);
+        w.choice(
+            "syn_timeout",
+            &mut self.syn_timeout,
+            &[
+                ("profile", SynTimeout::Profile),
+                ("initial_window", SynTimeout::InitialWindow),
+            ],
+        );
+        w.flag("fr_inflation", &mut self.fr_inflation);
+        w.flag("partial_deflation", &mut self.partial_deflation);
+        w.flag("impatient", &mut self.impatient);
     }
 }
 
@@ -578,6 +672,51 @@ impl CongestionControl for Westwood {
         self.cfg.exit_window == ExitWindow::Keep
     }
 
+    fn limited_transmit(&self) -> bool {
+        self.cfg.limited_transmit
+    }
+
+    fn guards_fast_retransmit(&self) -> bool {
+        self.cfg.fast_retransmit_guard
+    }
+
+    fn ns2_agent(&self) -> bool {
+        self.cfg.ns2_window
+    }
+
+    fn hears_dupack_before_fast_retransmit(&self) -> bool {
+        self.cfg.estimate_first
+    }
+
+    fn syn_timeout_window(&mut self, st: &mut CcState, initial: u64, timeouts: u64) -> bool {
+        if self.cfg.syn_timeout != SynTimeout::InitialWindow {
+            return false;
+        }
+        // Each SYN timeout is `slowdown(CLOSE_FASTER)` with no estimate yet: the first, in
+        // slow start, sets fr_a_ to 1, the others (ssthresh_ 0 below cwnd_) keep it at 1;
+        // ssthresh_ = 0, kept at 2 packets as after every timeout (`whole_segments`). No
+        // `bugfix_ss_` line lowers the initial window, which the SYN's ACK restores.
+        if timeouts > 0 && self.cfg.timeout_divisor == TimeoutDivisor::Ns2 {
+            self.fr_a = 1.0;
+        }
+        st.ssthresh = 2 * st.mss;
+        st.cwnd = initial;
+        st.ca_bytes = 0;
+        true
+    }
+
+    fn inflates_at_fast_retransmit(&self) -> bool {
+        self.cfg.fr_inflation
+    }
+
+    fn deflates_on_partial_ack(&self) -> bool {
+        self.cfg.partial_deflation
+    }
+
+    fn impatient_timer(&self) -> bool {
+        self.cfg.impatient
+    }
+
     fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {
         if self.cfg.timeout_divisor == TimeoutDivisor::Ns2 {
             // dupack_action: fr_a_ moves, though only a later timeout divides by it.
@@ -869,6 +1008,54 @@ mod tests {
         p.on_rtt_sample(&mut s, SimTime(0), Dur::from_millis(42));
         p.on_counted_rtt(Dur::from_millis(40));
         assert_eq!(p.rtt_min(), Some(Dur::from_millis(42)));
+    }
+
+    #[test]
+    fn ns2_agent_rules_are_the_modules_and_westwood_nr_keeps_newrenos_recv() {
+        let rules = |w: &Westwood| {
+            (
+                w.limited_transmit(),
+                w.guards_fast_retransmit(),
+                w.ns2_agent(),
+                w.hears_dupack_before_fast_retransmit(),
+                w.inflates_at_fast_retransmit(),
+                w.deflates_on_partial_ack(),
+                w.impatient_timer(),
+            )
+        };
+        // The paper's Westwood leaves the sender's rules alone.
+        let p = Westwood::default();
+        assert_eq!(rules(&p), (true, true, false, false, true, true, true));
+        // Agent/TCP/Westwood: no send_one, no recover_ check, TcpAgent's window, estimate
+        // first.
+        assert_eq!(
+            rules(&ns2()),
+            (false, false, true, true, false, false, false)
+        );
+        // Agent/TCP/WestwoodNR: NewReno's recv sends one packet per early duplicate ACK and
+        // checks recover_ (as `Tunable::walk` sets them for recovery = "newreno").
+        let nr = Westwood::new(Config {
+            recovery: RecoveryStyle::NewReno,
+            inflation: true,
+            limited_transmit: true,
+            fast_retransmit_guard: true,
+            ..Config::preset(Model::Ns2)
+        });
+        assert_eq!(rules(&nr), (true, true, true, true, false, false, false));
+    }
+
+    #[test]
+    fn ns2_syn_timeout_leaves_the_initial_window_and_ssthresh_2() {
+        // Two SYN timeouts, initial window 4 packets: cwnd 4 packets, ssthresh 2, fr_a_ 1.
+        let mut w = ns2();
+        let mut s = state(1000, u64::MAX / 4);
+        assert!(w.syn_timeout_window(&mut s, 4000, 2));
+        assert_eq!((s.cwnd, s.ssthresh, w.fr_a()), (4000, 2000, 1.0));
+        // The paper's leaves it to the profile.
+        let mut p = Westwood::default();
+        let mut s = state(1000, u64::MAX / 4);
+        assert!(!p.syn_timeout_window(&mut s, 4000, 2));
+        assert_eq!((s.cwnd, s.ssthresh), (1000, u64::MAX / 4));
     }
 
     #[test]
