@@ -120,6 +120,7 @@ def test_max_rows_cuts_the_table_and_the_summary_says_so():
         ("output", "0s", "output.app_series", "positive duration"),
         ("output", "soon", "output.app_series", "duration"),
         ("app", "", "apps.files.group", "non-empty"),
+        ("app", "  ", "apps.files.group", "non-empty"),
         ("app", 3, "apps.files.group", "string"),
     ],
 )

@@ -280,6 +280,10 @@ def test_a_time_out_is_measured_from_the_stall_before_it_to_the_second_after() -
     assert len(got) == len(rto) >= 1
     first = got.iloc[0]
     assert first["time_s"] == rto[0] and first["cwnd"] == 1.0
+    # by hand: the 60 packets before the lost window all arrive within the second before the
+    # stall (60 x 1000 B x 8 = 0.48 Mbit), and Reno halves the 20-packet window
+    assert first["before_mbps"] == pytest.approx(0.48, abs=1e-12)
+    assert first["ssthresh"] == 10.0
     # by hand from the trace: delivered bytes in the second after the time-out
     tr = res.traces["trace"]
     tr = tr[tr["end"] == tr["end"].iloc[0]]

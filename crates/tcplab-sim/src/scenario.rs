@@ -1825,10 +1825,10 @@ impl Scenario {
                 None => default_port(&kind),
             };
             let group = match get_str(m, &p, "group")? {
-                Some(g) if g.is_empty() => {
+                Some(g) if g.trim().is_empty() => {
                     return Err(SimError::invalid(
                         join(&p, "group"),
-                        "\"\"",
+                        format!("{g:?}"),
                         "a non-empty name",
                     ))
                 }

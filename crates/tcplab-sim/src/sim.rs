@@ -1308,7 +1308,9 @@ fn app_responses(sc: &Scenario, apps: &[AppRt]) -> (Vec<String>, Vec<app_series:
     for (cfg, rt) in sc.apps.iter().zip(apps) {
         let transfer = match cfg.kind {
             AppKind::Ftp { size, .. } => Some(size),
-            AppKind::Bulk { size } => Some(size.unwrap_or(0)),
+            // an unsized bulk transfer never completes: no response to count
+            AppKind::Bulk { size: Some(size) } => Some(size),
+            AppKind::Bulk { size: None } => continue,
             AppKind::Txn(_) => None,
             AppKind::Cbr { .. } | AppKind::Udp(_) => continue,
         };

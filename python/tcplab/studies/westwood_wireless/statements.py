@@ -95,15 +95,18 @@ def figure3(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
 
 
 def _timeouts(result: Any) -> pd.DataFrame:
-    """Every retransmission time-out of the sender's data in a traced run: its time, the
-    throughput (Mbit/s) delivered in the second before the stall that led to it and in the
-    second after it, and cwnd and ssthresh (packets) in the first trace row at or after it."""
+    """Every retransmission time-out of the sender's data on connection 0 of a traced run that
+    leaves a whole second before the run ends: its time, the throughput (Mbit/s) delivered in
+    the second before the stall that led to it and in the second after it, and cwnd and
+    ssthresh (packets) in the first trace row at or after it."""
     tr = conn_trace(result)
     end = int(tr["end"].iloc[0]) if len(tr) else 0
     t = tr["time_s"].to_numpy(dtype=float)
     got = tr["bytes_received"].to_numpy(dtype=float)
+    stop = float(result.summary.get("sim_time_s") or (t[-1] if len(t) else 0.0))
     ev = result.traces["events"]
-    at = ev.loc[(ev["kind"] == "rto") & (ev["end"] == end) & (ev["detail"] != "SYN"), "time_s"]
+    mine = (ev["conn"] == 0) & (ev["end"] == end) & (ev["kind"] == "rto")
+    at = ev.loc[mine & (ev["detail"] != "SYN"), "time_s"]
 
     def delivered(x: float) -> float:
         i = int(np.searchsorted(t, x, side="right")) - 1
@@ -111,12 +114,14 @@ def _timeouts(result: Any) -> pd.DataFrame:
 
     rows = []
     for x in at.to_numpy(dtype=float):
+        k = int(np.searchsorted(t, x, side="left"))
+        if x + 1.0 > stop or k >= len(t):
+            continue  # no whole second after it, or no trace row from it on
         i = int(np.searchsorted(t, x, side="right")) - 1
         j = i
         while j > 0 and got[j - 1] == got[i]:
             j -= 1
         stall = float(t[j]) if i >= 0 else x  # the last delivery before the time-out
-        k = min(int(np.searchsorted(t, x, side="left")), len(t) - 1)
         rows.append({
             "time_s": x,
             "before_mbps": (delivered(stall) - delivered(stall - 1.0)) * 8 / 1e6,
@@ -127,10 +132,11 @@ def _timeouts(result: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["time_s", "before_mbps", "after_mbps", "cwnd", "ssthresh"])
 
 
-def timeouts(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
+def timeouts(traced: Mapping[str, Any], setup: str, seed: int, model: str = "ns2") -> list[Finding]:
     """C2 and C3 on the traced 5 % PER runs of `setup` (variant -> Result): what a time-out
     does to each variant's throughput, from every time-out of the run (the paper's one at
-    3.5 s is one instant of one channel), and why, from cwnd and ssthresh right after it."""
+    3.5 s is one instant of one channel), and why, from cwnd and ssthresh right after it.
+    `model` is Westwood's (`cc_params.model`): "ns2" (the module) or "paper"."""
     if not all(v in traced for v in ("reno", "sack", "westwood")):
         return []
     tag = f"{setup.capitalize()} setup: "
@@ -166,14 +172,24 @@ def timeouts(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
         if peak["sack"] < p["sack"]
         else f"; SACK's highest second of the run: {peak['sack']:.3f} Mbit/s"
     )
+    divisor = (
+        ", which the module divides by up to 4 after time-outs in slow start" if model == "ns2"
+        else ""
+    )  # fmt: skip
     if ss["westwood"] > max(ss["reno"], ss["sack"]):
         regrow = "so Westwood slow-starts back further before it creeps"
     else:
         regrow = (
-            "no higher than Reno's and SACK's here (Westwood's is the estimate x RTTmin, which "
-            "the module divides by up to 4 after time-outs in slow start), so its estimate "
-            "does not speed the return"
+            f"no higher than Reno's and SACK's here (Westwood's is the estimate x RTTmin"
+            f"{divisor}), so its estimate does not speed the return"
         )
+    ww_one = bool((got["westwood"]["cwnd"] <= 1.0 + 1e-9).all())
+    claim = (
+        "the paper says Westwood sets the window to the measured rate; it sets ssthresh to it "
+        "and restarts from a window of one packet, as the ns-2 module does"
+        if ww_one
+        else "Westwood's window is not one packet after every time-out"
+    )
     c2 = abs(after["reno"] - p["reno"]) <= 0.1 and abs(after["sack"] - p["sack"]) <= 0.15
     c3 = drop["westwood"] <= 2 * p["westwood_drop"] and drop["westwood"] < min(
         drop["reno"], drop["sack"]
@@ -192,10 +208,9 @@ def timeouts(traced: Mapping[str, Any], setup: str, seed: int) -> list[Finding]:
             f"{p['westwood_drop']} Mbit/s, less than Reno's and SACK's",
             bool(c3),
             f"ours (seed {seed}): the mean drop from the second before the stall to the second "
-            f"after the time-out is {each(drop)} Mbit/s. Mechanism, from the trace: {window}, "
-            "Westwood's too (the paper says it sets the window to the measured rate; the "
-            "module sets ssthresh to it and cwnd to 1, and so does ours); ssthresh after a "
-            f"time-out has a median of {each(ss)} packets, {regrow}.",
+            f"after the time-out is {each(drop)} Mbit/s. Mechanism, from the trace: {window} "
+            f"({claim}); ssthresh after a time-out has a median of {each(ss)} packets, "
+            f"{regrow}.",
         ),
     ]
 

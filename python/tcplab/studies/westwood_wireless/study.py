@@ -345,7 +345,9 @@ class WestwoodWireless(Study):
                 if c.group == "time" and c.params["setup"] == setup and c.key in res.traced
             }
             res.findings.extend(statements.figure3(traced, setup, res.seeds[0]))
-            res.findings.extend(statements.timeouts(traced, setup, res.seeds[0]))
+            res.findings.extend(
+                statements.timeouts(traced, setup, res.seeds[0], self.westwood_model)
+            )
             res.findings.extend(statements.conclusion(m, setup))
             top = next(
                 (

@@ -27,6 +27,8 @@
 //! Deviation: the window w recorded as W_max and cwnd_prior at a congestion event is
 //! min(cwnd, FlightSize), because this simulator lets cwnd grow while the receiver window
 //! limits the flight (RFC 9438 section 4.6 asks such implementations to take measures).
+//! With `packets` (Linux's arithmetic, `cubic_packets.rs`) W_max and ssthresh both come from
+//! the window the congestion event reduces, as `bictcp_recalc_ssthresh` takes `snd_cwnd`.
 
 use super::cubic_packets::{Bictcp, Knobs};
 use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
@@ -224,7 +226,7 @@ impl Cubic {
         }
     }
 
-    /// Sections 4.6 and 4.7.
+    /// What the packet arithmetic (`Config::packets`) reads of the configuration.
     fn knobs(&self) -> Knobs {
         Knobs {
             c: self.cfg.c,
@@ -235,6 +237,8 @@ impl Cubic {
         }
     }
 
+    /// Sections 4.6 and 4.7; with `packets`, `bictcp_recalc_ssthresh` on the window the
+    /// congestion event reduces (`tcp.ssthresh_from`: cwnd in the `linux` profile, as Linux).
     fn congestion_event(&mut self, st: &mut CcState, flight: u64) {
         if self.cfg.packets {
             let w = (flight / st.mss.max(1)).clamp(1, u64::from(u32::MAX)) as u32;

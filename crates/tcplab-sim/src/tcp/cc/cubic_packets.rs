@@ -24,12 +24,21 @@
 //! - the increase credit `snd_cwnd_cnt` is cleared at every congestion event.
 //!
 //! Not modelled: the jiffy granularity of the epoch clock (t is exact here) and the once-per-
-//! jiffy short cut of `bictcp_update`; C is the configured `c` (Linux's 410 / 1024 = 0.4004).
+//! jiffy short cut of `bictcp_update`; C is the configured `c` (Linux's 410 / 1024 = 0.4004);
+//! the curve's time offset is the connection's minimum RTT, where Linux keeps its own
+//! `delay_min`, cleared by a timeout and fed no samples in the first second of an epoch
+//! (`cubictcp_acked`).
 
 use crate::time::{Dur, SimTime};
 
-/// How often at most `bictcp_update` recomputes cnt while cwnd does not change (HZ / 32).
+/// How often at most `bictcp_update` recomputes cnt while cwnd does not change: HZ / 32
+/// jiffies, which is 1/32 s up to the rounding of the jiffy (28 ms at HZ 250, 31 ms at HZ 1000).
 const RECOMPUTE: Dur = Dur(31_250_000);
+
+/// A u64 count as u32, saturated.
+fn narrow(x: u64) -> u32 {
+    x.min(u64::from(u32::MAX)) as u32
+}
 
 /// Linux's `struct bictcp` and the sender's `snd_cwnd_cnt`, windows in packets.
 #[derive(Clone, Debug, Default)]
@@ -84,13 +93,16 @@ impl Bictcp {
     /// and returns ssthresh in packets; clears the increase credit (`tcp_init_cwnd_reduction`).
     pub fn congestion_event(&mut self, cwnd: u32, k: &Knobs) -> u32 {
         self.epoch = None;
+        // (in u64: the kernel's u32 products cannot overflow at the windows it allows, ours
+        // could where the receive window, not cwnd, limits the flight)
+        let w = u64::from(cwnd);
         self.last_max_cwnd = if cwnd < self.last_max_cwnd && k.fast_convergence {
-            cwnd * (1024 + k.beta) / 2048
+            narrow(w * u64::from(1024 + k.beta) / 2048)
         } else {
             cwnd
         };
         self.cwnd_cnt = 0;
-        (cwnd * k.beta / 1024).max(2)
+        narrow(w * u64::from(k.beta) / 1024).max(2)
     }
 
     /// `bictcp_reset` on entering the Loss state (a retransmission timeout): everything,
@@ -148,13 +160,13 @@ impl Bictcp {
         self.cnt = if target > cwnd {
             cwnd / (target - cwnd)
         } else {
-            100 * cwnd
+            cwnd.saturating_mul(100)
         };
         if k.unknown_max_growth && self.last_max_cwnd == 0 {
             self.cnt = self.cnt.min(20);
         }
         if k.reno_friendly {
-            let per = ((cwnd * k.beta_scale()) >> 3).max(1);
+            let per = narrow((u64::from(cwnd) * u64::from(k.beta_scale())) >> 3).max(1);
             while self.ack_cnt > per {
                 self.ack_cnt -= per;
                 self.tcp_cwnd += 1;
@@ -274,6 +286,26 @@ mod tests {
             "1.5 s later the curve is steeper: {} vs {first}",
             b.cnt
         );
+    }
+
+    #[test]
+    fn huge_windows_saturate_instead_of_wrapping() {
+        let mut b = Bictcp {
+            last_max_cwnd: u32::MAX,
+            ..Bictcp::default()
+        };
+        let big = u32::MAX - 1;
+        assert_eq!(
+            b.congestion_event(big, &K),
+            (u64::from(big) * 717 / 1024) as u32
+        );
+        assert_eq!(
+            b.last_max_cwnd,
+            (u64::from(big) * 1741 / 2048) as u32,
+            "fast convergence"
+        );
+        let grown = b.on_ack(big, 10, ms(0), Some(Dur::from_millis(10)), &K);
+        assert!(grown >= big);
     }
 
     #[test]
