@@ -11,6 +11,7 @@ import copy
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -514,6 +515,32 @@ def test_cleanup_leaves_runs_whose_owner_lives(tmp_path):
             shutil.rmtree(wd, ignore_errors=True)
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every living process below `pid` (from /proc's parent links)."""
+    parent: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            parent[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
+
+
 @needs_testbed
 def test_a_killed_forwarder_ends_the_run_at_once_and_keeps_its_logs():
     """SIGKILL to tcplab-netem in the middle of a 20 MB download (about 16 s): the run ends
@@ -527,13 +554,16 @@ def test_a_killed_forwarder_ends_the_run_at_once_and_keeps_its_logs():
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
+        # This run's forwarder only: a machine may run other testbed runs at the same time.
+        mine: list[int] = []
         for _ in range(100):  # until the forwarder runs
             time.sleep(0.1)
-            found = subprocess.run(["pgrep", "-f", "tcplab-netem --config"], capture_output=True)
-            if found.returncode == 0:
+            mine = [p for p in _descendants(proc.pid) if b"tcplab-netem" in _cmdline(p)]
+            if mine:
                 break
         time.sleep(1.0)
-        subprocess.run(["pkill", "-9", "-f", "tcplab-netem --config"], check=True)
+        assert len(mine) == 1, mine
+        os.kill(mine[0], signal.SIGKILL)
         t0 = time.perf_counter()
         _, err = proc.communicate(timeout=60)
         took = time.perf_counter() - t0
@@ -545,7 +575,8 @@ def test_a_killed_forwarder_ends_the_run_at_once_and_keeps_its_logs():
     assert took < 1.5, took
     kept = Path(err.split("logs are kept in ")[1].split(")")[0])
     assert (kept / "netem1.json").exists() and (kept / "client.log").exists()
-    assert not [n for n in list_namespaces() if n.startswith("tcplab-")]
+    run_id = kept.name.removeprefix("tcplab-").rsplit("-", 1)[0]
+    assert not [n for n in list_namespaces() if n.startswith(f"tcplab-{run_id}")]
     res = runner.invoke(app, ["testbed", "cleanup"])  # the owner is gone: its logs go too
     assert res.exit_code == 0 and f"removed {kept}" in res.output and not kept.exists()
 
