@@ -18,11 +18,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Rebuild the Rust extension into the virtualenv, and the testbed forwarder (incremental).
+# Rebuild the Rust extension into the virtualenv, and the testbed forwarder (incremental); write
+# the package's bytecode, as a wheel install would, so that each `tcplab` command does not compile
+# it again where PYTHONDONTWRITEBYTECODE is set (20 ms of a 90 ms `tcplab sweep` rerun).
 build: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
 	  $(VENV)/bin/maturin develop --release -q --skip-install
 	cargo build --release -q -p tcplab-netem
+	$(PY) -m compileall -q python/tcplab
 
 # The testbed's system tools (network namespaces, offload switches) and ns-2 (the conformance
 # suite). Installed with apt when running as root on Debian and missing; otherwise the tests

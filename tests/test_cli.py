@@ -231,3 +231,25 @@ def test_help_shows_flags_as_flags_and_numbers_typed(argv: list[str]) -> None:
     if argv == ["run", "-h"]:
         seed = next(line for line in out.stdout.splitlines() if "--seed" in line)
         assert "<int>" in seed
+
+
+def test_the_command_run_is_the_only_one_built() -> None:
+    """`tcplab NAME` builds the click command of NAME alone; without a known name first the
+    whole app runs, so help and errors still list every command."""
+    import typer
+    from tcplab.cli import _app_for
+
+    only = _app_for(["tcplab", "sweep", "x.toml"])
+    assert [c.name for c in only.registered_commands] == ["sweep"]
+    assert sorted(typer.main.get_command(only).commands) == ["sweep"]
+    assert _app_for(["tcplab", "study", "--list"]).registered_commands == []
+    for argv in (["tcplab"], ["tcplab", "--help"], ["tcplab", "nosuch"], ["tcplab", "-V"]):
+        assert _app_for(argv) is app
+    # The trimmed app is a copy: the real one keeps every command.
+    assert {"run", "sweep", "results", "plot", "version"} <= {
+        c.name for c in app.registered_commands
+    }
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "tcplab"), "nosuch"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "No such command 'nosuch'" in out.stderr
