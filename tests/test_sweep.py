@@ -452,3 +452,61 @@ def test_progress_without_a_terminal_is_one_line_per_step(
             bar.advance(1)
     lines = capsys.readouterr().err.splitlines()
     assert lines[-1].startswith("many: 1000/1000 done") and len(lines) <= 3
+
+
+# -- rows flattened in the core ----------------------------------------------------------------
+
+
+def _one_by_one(tasks):
+    """The rows `flat_row` and `error_row` make, run by run (the path other makers take)."""
+    from tcplab import _core
+    from tcplab.sweep.execute import error_row, flat_row
+
+    outs = _core.run_many([t.scenario for t in tasks], 1)
+    return [
+        error_row(t, o) if isinstance(o, BaseException) else flat_row(t, *o)[0]
+        for t, o in zip(tasks, outs, strict=True)
+    ]
+
+
+def test_a_batch_flattened_in_the_core_has_the_rows_of_flat_row():
+    """Names, order, types and values of `FlatBatch` equal `flat_row`'s, row by row, also for
+    a run that fails (first in the batch) and for a summary column named like a grid path."""
+    from tcplab.sweep.execute import FlatBatch, Task, flat_row, run_batch
+
+    sw = Sweep(EXAMPLE, grid=GRID, seeds=[1, 2])
+    tasks = sw.tasks()
+    broken = Task("broken", 9, tasks[0].labels, tasks[0].scenario.replace('"size"', '"sizzle"'))
+    clash = [  # "sim_time_s" is a summary column too: the summary's becomes result.sim_time_s
+        Task(t.run_id + "c", t.seed, {**t.labels, "sim_time_s": 1.5}, t.scenario) for t in tasks[:2]
+    ]
+    for batch_tasks in ([broken, *tasks], clash):
+        batch = run_batch(flat_row, batch_tasks, 2)
+        assert isinstance(batch, FlatBatch)
+        want = _one_by_one(batch_tasks)
+        got = [row for _, row, _ in batch]
+        for w, g in zip(want, got, strict=True):
+            assert list(w) == [k for k in g if k in w]  # the same order
+            assert {k: (type(v), v) for k, v in w.items()} == {k: (type(g[k]), g[k]) for k in w}
+            assert all(g[k] is None for k in g if k not in w)
+    assert got[0]["result.sim_time_s"] == want[0]["result.sim_time_s"] > 0
+    assert got[0]["sim_time_s"] == 1.5
+    first = [row for _, row, _ in run_batch(flat_row, [broken, *tasks], 2)][0]
+    assert first["error"].startswith("UnknownFieldError: apps[0].sizzle: unknown field")
+
+
+def test_a_failed_run_first_in_a_part_loses_no_column(tmp_path):
+    """A part whose first row is a failed run's keeps every other row's summary (Arrow's
+    `from_pylist` would take the first row's columns only)."""
+    from tcplab.sweep.execute import Task, flat_row, run_batch
+    from tcplab.sweep.store import rows_table
+
+    tasks = Sweep(EXAMPLE, grid=GRID, seeds=[1]).tasks()
+    broken = Task("broken", 9, tasks[0].labels, tasks[0].scenario.replace('"size"', '"sizzle"'))
+    rows = _one_by_one([broken, *tasks])
+    table = rows_table(rows)
+    assert table.num_rows == 5 and "apps.ftp.response_time_s" in table.column_names
+    assert table.column("apps.ftp.response_time_s").null_count == 1
+    flat = run_batch(flat_row, [broken, *tasks], 2).table()
+    assert flat.column_names == table.column_names
+    assert flat.to_pylist() == table.to_pylist()

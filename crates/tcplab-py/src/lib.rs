@@ -285,6 +285,15 @@ fn output_to_py<'py>(py: Python<'py>, output: &Finished) -> PyResult<Bound<'py, 
 // Entry points
 
 fn run_one(scenario_json: &str, cancel: &AtomicBool) -> Result<Finished, SimError> {
+    run_one_with(scenario_json, cancel, &finish)
+}
+
+/// Run one scenario and turn its output into a `T` (on the calling thread).
+fn run_one_with<T>(
+    scenario_json: &str,
+    cancel: &AtomicBool,
+    finish: &(impl Fn(SimOutput) -> Result<T, SimError> + Sync),
+) -> Result<T, SimError> {
     if cancel.load(Ordering::Relaxed) {
         return Err(SimError::Cancelled);
     }
@@ -399,6 +408,43 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple
     })
 }
 
+/// Run `scenario_jsons` in parallel on `threads` worker threads (default: one per CPU) with the
+/// GIL released, each finished run turned into a `T` by `finish` on its worker thread. In input
+/// order; one failing scenario never stops the others.
+fn run_all<T: Send>(
+    py: Python<'_>,
+    scenario_jsons: &[String],
+    threads: Option<usize>,
+    finish: impl Fn(SimOutput) -> Result<T, SimError> + Sync,
+) -> PyResult<Vec<Result<T, SimError>>> {
+    let pool = match threads {
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("tcplab-run-{i}"))
+                .build()
+                .map_err(|e| {
+                    sim_error_to_py(py, &SimError::Internal(format!("thread pool: {e}")))
+                })?,
+        ),
+        None => None,
+    };
+    let cancel = AtomicBool::new(false);
+    interruptible(py, &cancel, || {
+        let work = || {
+            scenario_jsons
+                .par_iter()
+                .map(|s| run_one_with(s, &cancel, &finish))
+                .collect()
+        };
+        match &pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    })
+}
+
 /// Run many scenarios in parallel on `threads` worker threads (default: one per CPU), with the
 /// GIL released. Returns a list in input order; each item is either `(summary_json, tables)` or,
 /// for a scenario that failed, the exception instance (a `TcplabError` subclass, not raised). One
@@ -411,32 +457,7 @@ fn run_many<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     guarded_py(py, || {
-        let pool = match threads {
-            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
-            Some(n) => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("tcplab-run-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        sim_error_to_py(py, &SimError::Internal(format!("thread pool: {e}")))
-                    })?,
-            ),
-            None => None,
-        };
-        let cancel = AtomicBool::new(false);
-        let outputs: Vec<Result<Finished, SimError>> = interruptible(py, &cancel, || {
-            let work = || {
-                scenario_jsons
-                    .par_iter()
-                    .map(|s| run_one(s, &cancel))
-                    .collect()
-            };
-            match &pool {
-                Some(pool) => pool.install(work),
-                None => work(),
-            }
-        })?;
+        let outputs = run_all(py, &scenario_jsons, threads, finish)?;
         let items = PyList::empty_bound(py);
         for output in outputs {
             match output {
@@ -445,6 +466,144 @@ fn run_many<'py>(
             }
         }
         Ok(items)
+    })
+}
+
+/// Run many scenarios like `run_many`, and return their summaries as columns: `(names,
+/// columns)`, where `names` lists every flat summary column of any run (`flatten_summary`'s
+/// names, in first-seen order) and `columns[i]` holds column `names[i]`'s value for each run, in
+/// input order (`None` where a run has no such column). A run that failed has only the column
+/// `error`: `"<ExceptionClass>: <message>"`. A sweep of thousands of small runs spends its time
+/// here, not in one `json.loads` and one flattening per run in Python: the flattening is done
+/// on the worker threads, and the values cross once, column by column.
+#[pyfunction]
+#[pyo3(signature = (scenario_jsons, threads=None))]
+fn run_many_flat<'py>(
+    py: Python<'py>,
+    scenario_jsons: Vec<String>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    guarded_py(py, || {
+        let outputs = run_all(py, &scenario_jsons, threads, |out| {
+            Ok(FlatRun::of(&out.summary))
+        })?;
+        let n = outputs.len();
+        // Columns by name, in first-seen order. Runs of one sweep nearly always have the same
+        // names in the same order as the run before: then the column of each value is known
+        // without looking its name up.
+        let mut names: Vec<String> = Vec::new();
+        let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut columns: Vec<Vec<Option<PyObject>>> = Vec::new();
+        let mut column = |name: &str, names: &mut Vec<String>, columns: &mut Vec<Vec<_>>| {
+            *at.entry(name.to_owned()).or_insert_with(|| {
+                names.push(name.to_owned());
+                columns.push(std::iter::repeat_with(|| None).take(n).collect());
+                names.len() - 1
+            })
+        };
+        let mut last = FlatRun::default();
+        let mut last_columns: Vec<usize> = Vec::new();
+        for (run, output) in outputs.into_iter().enumerate() {
+            match output {
+                Ok(flat) => {
+                    if !flat.same_names(&last) {
+                        last_columns = flat
+                            .names()
+                            .map(|name| column(name, &mut names, &mut columns))
+                            .collect();
+                    }
+                    // A repeated name takes the later value in its first place, as in
+                    // `flatten_summary`.
+                    for (&i, v) in last_columns.iter().zip(&flat.values) {
+                        columns[i][run] = Some(json_to_py(py, v)?);
+                    }
+                    last = flat;
+                }
+                Err(e) => {
+                    let err = sim_error_to_py(py, &e);
+                    let text = format!(
+                        "{}: {}",
+                        err.get_type_bound(py).name()?,
+                        err.value_bound(py)
+                    );
+                    let i = column("error", &mut names, &mut columns);
+                    columns[i][run] = Some(text.into_py(py));
+                }
+            }
+        }
+        let columns = PyList::new_bound(
+            py,
+            columns.into_iter().map(|c| {
+                PyList::new_bound(py, c.into_iter().map(|v| v.unwrap_or_else(|| py.None())))
+            }),
+        );
+        Ok(PyTuple::new_bound(
+            py,
+            [PyList::new_bound(py, names).into_any(), columns.into_any()],
+        ))
+    })
+}
+
+/// One run's flat summary as `visit_flat` gives it: the names one after the other in one
+/// string (`ends[i]` is where name `i` ends) and the values.
+#[derive(Default)]
+struct FlatRun {
+    text: String,
+    ends: Vec<usize>,
+    values: Vec<serde_json::Value>,
+}
+
+impl FlatRun {
+    fn of(summary: &serde_json::Value) -> FlatRun {
+        let mut flat = FlatRun::default();
+        tcplab_sim::visit_flat(summary, |name, v| {
+            flat.text.push_str(name);
+            flat.ends.push(flat.text.len());
+            flat.values.push(v.clone());
+        });
+        flat
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.text[a..b])
+    }
+
+    fn same_names(&self, other: &FlatRun) -> bool {
+        self.ends == other.ends && self.text == other.text
+    }
+}
+
+/// A JSON value as the Python object `json.loads` would give.
+fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_py(py),
+        Value::Number(x) => {
+            if let Some(i) = x.as_i64() {
+                i.into_py(py)
+            } else if let Some(u) = x.as_u64() {
+                u.into_py(py)
+            } else {
+                x.as_f64().unwrap_or(f64::NAN).into_py(py)
+            }
+        }
+        Value::String(s) => s.into_py(py),
+        Value::Array(items) => {
+            let list = PyList::empty_bound(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any().unbind()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new_bound(py);
+            for (k, item) in map {
+                dict.set_item(k, json_to_py(py, item)?)?;
+            }
+            dict.into_any().unbind()
+        }
     })
 }
 
@@ -543,6 +702,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(run_many_flat, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

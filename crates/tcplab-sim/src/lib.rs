@@ -34,7 +34,7 @@ pub mod udp;
 pub mod units;
 
 pub use error::{SimError, SimResult};
-pub use output::{Column, SimOutput, Table};
+pub use output::{flatten_summary, visit_flat, Column, SimOutput, Table};
 pub use scenario::Scenario;
 pub use sim::{run, run_cancellable};
 

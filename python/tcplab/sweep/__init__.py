@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 from tcplab.api import Scenario, ScenarioLike, _as_scenario
 
-from .execute import Task, execute, flat_row, parse_scheduler
+from .execute import FlatBatch, Task, execute, flat_row, parse_scheduler
 from .grid import axis_values, grid_points, parse_seeds
 from .store import Store, StoreError
 
@@ -274,18 +274,30 @@ def run_tasks(
     """Run `tasks` into a store `writer`: rows are flushed as one Parquet part every
     `flush_seconds` (and at the end, and when interrupted); kept Results go to `on_kept`
     (default: the store's traces/) before their rows are written."""
-    pending: list[dict[str, Any]] = []
+    from .store import rows_table
+
+    pending: list[Any] = []  # pyarrow Tables, a batch each
     last = time.monotonic()
 
-    def sink(done: list[tuple[Task, dict, Any]]) -> None:
-        nonlocal last
-        for task, row, kept in done:
-            if kept is not None:
-                (on_kept or writer.save_traces)(task.run_id, kept)
-            pending.append(row)
-        if time.monotonic() - last >= flush_seconds:
-            writer.append(pending)
+    def flush() -> None:
+        if pending:
+            writer.append(_concat(pending))
             pending.clear()
+
+    def sink(done: Any) -> None:
+        nonlocal last
+        if isinstance(done, FlatBatch):
+            pending.append(done.table())
+        else:
+            rows = []
+            for task, row, kept in done:
+                if kept is not None:
+                    (on_kept or writer.save_traces)(task.run_id, kept)
+                rows.append(row)
+            if rows:
+                pending.append(rows_table(rows))
+        if time.monotonic() - last >= flush_seconds:
+            flush()
             last = time.monotonic()
 
     try:
@@ -299,8 +311,22 @@ def run_tasks(
             description=description,
         )
     finally:
-        writer.append(pending)  # also on Ctrl-C: what finished is kept
-        pending.clear()
+        flush()  # also on Ctrl-C: what finished is kept
+
+
+def _concat(tables: list[Any]) -> Any:
+    """Batches as one table: the columns of all of them (missing ones empty), a column that is
+    all missing in one batch taking the type the others give it."""
+    import pyarrow as pa
+
+    if len(tables) == 1:
+        return tables[0]
+    try:
+        return pa.concat_tables(tables, promote_options="default")
+    except pa.ArrowException:  # one column of two types (say int and text): JSON text for it
+        from .store import rows_table
+
+        return rows_table([r for t in tables for r in t.to_pylist()])
 
 
 def rows_of(st: Store, tasks: Sequence[Task]) -> pd.DataFrame:

@@ -25,6 +25,7 @@ __all__ = [
     "Task",
     "RowMaker",
     "flat_row",
+    "FlatBatch",
     "run_batch",
     "execute",
     "parse_scheduler",
@@ -71,10 +72,65 @@ def error_row(task: Task, err: BaseException) -> dict[str, Any]:
     return row
 
 
-def run_batch(maker: RowMaker, tasks: Sequence[Task], jobs: int | None) -> list[tuple[dict, Any]]:
+@dataclass
+class FlatBatch:
+    """A batch of sweep runs as columns: `columns[i]` holds, for each task in order, the flat
+    summary column `names[i]` (``None`` where that run has none; a failed run has only
+    ``error``), as ``tcplab._core.run_many_flat`` returns them. Its rows are those `flat_row`
+    and `error_row` make one run at a time (the same names in the same order, the same
+    values), without one dict per run: a store writes them as one Arrow table. Iterating gives
+    ``(task, row, None)`` like the other makers' batches."""
+
+    tasks: Sequence[Task]
+    names: list[str]
+    columns: list[list[Any]]
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def layout(self) -> list[tuple[str, list[Any]]]:
+        """(column, values) in row order: run_id, seed, the grid columns, the summary's (a
+        summary column named like a grid path renamed ``result.<path>`` and put last)."""
+        tasks = self.tasks
+        labels = list(dict.fromkeys(k for t in tasks for k in t.labels))
+        out: list[tuple[str, list[Any]]] = [
+            ("run_id", [t.run_id for t in tasks]),
+            ("seed", [t.seed for t in tasks]),  # the task's, as in flat_row
+        ]
+        out += [(k, [t.labels.get(k) for t in tasks]) for k in labels]
+        clash = []
+        for name, values in zip(self.names, self.columns, strict=True):
+            if name in ("run_id", "seed"):
+                continue
+            if name in labels:
+                clash.append((f"result.{name}", values))
+            else:
+                out.append((name, values))
+        return out + clash
+
+    def table(self) -> Any:
+        """The batch as a pyarrow Table (one column per name of `layout`)."""
+        from tcplab.sweep.store import arrow_table
+
+        return arrow_table(self.layout())
+
+    def __iter__(self) -> Iterator[tuple[Task, dict[str, Any], None]]:
+        layout = self.layout()
+        for i, task in enumerate(self.tasks):
+            yield task, {name: values[i] for name, values in layout}, None
+
+
+def run_batch(
+    maker: RowMaker, tasks: Sequence[Task], jobs: int | None
+) -> list[tuple[dict, Any]] | FlatBatch:
     """Run `tasks` (in parallel in Rust, GIL released) and make their rows. A run that fails
-    gives a row with an ``error`` column: it is stored, so it is not retried forever."""
-    outputs = _core.run_many([t.scenario for t in tasks], jobs)
+    gives a row with an ``error`` column: it is stored, so it is not retried forever. For
+    `flat_row` the rows come as one `FlatBatch`, flattened in the core."""
+    scenarios = [t.scenario for t in tasks]
+    if maker is flat_row:
+        names, columns = _core.run_many_flat(scenarios, jobs)
+        return FlatBatch(tasks, names, columns)
+    outputs = _core.run_many(scenarios, jobs)
     done: list[tuple[dict, Any]] = []
     for task, out in zip(tasks, outputs, strict=True):
         if isinstance(out, BaseException):
@@ -82,6 +138,13 @@ def run_batch(maker: RowMaker, tasks: Sequence[Task], jobs: int | None) -> list[
         else:
             done.append(maker(task, *out))
     return done
+
+
+def _finished(batch: Sequence[Task], done: list[tuple[dict, Any]] | FlatBatch) -> Any:
+    """What a sink receives: the FlatBatch itself, or (task, row, kept) triples."""
+    if isinstance(done, FlatBatch):
+        return done
+    return [(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)]
 
 
 def parse_scheduler(spec: str | None) -> tuple[str, Any]:
@@ -208,7 +271,9 @@ class _Bar:
 # ----------------------------------------------------------------------------------------------
 # Executors
 
-Sink = Callable[[list[tuple[Task, dict, Any]]], None]
+#: Receives each finished batch: a `FlatBatch` (from `flat_row`) or (task, row, kept) triples;
+#: both iterate as triples.
+Sink = Callable[[Any], None]
 
 
 @dataclass
@@ -272,11 +337,11 @@ def _execute_here(
         t0 = time.perf_counter()
         done = run_batch(maker, batch, jobs)
         sizer.record(len(batch), time.perf_counter() - t0)
-        sink([(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)])
+        sink(_finished(batch, done))
         bar.advance(len(batch))
 
 
-def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]]:
+def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]] | FlatBatch:
     # One run at a time per Dask thread: the cluster's threads and processes are the pool.
     return run_batch(maker, tasks, 1)
 
@@ -345,7 +410,7 @@ def _execute_dask(
                             submitted[f.key] = part
                             in_flight.append(f)
                             seq.add(f)
-                    sink([(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)])
+                    sink(_finished(batch, done))
                     bar.advance(len(batch))
             except BaseException:
                 client.cancel([f for f in in_flight if not f.done()])

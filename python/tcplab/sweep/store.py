@@ -55,23 +55,38 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _normalize_columns(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    import pandas as pd
+def _as_json_text(values: Sequence[Any]) -> list[Any]:
+    """A column Arrow cannot type (lists of mixed items, a bool beside an int, text beside a
+    number) kept as JSON text; text stays text and a missing value stays missing."""
+    return [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values]
 
-    df = pd.DataFrame.from_records(list(rows))
-    for col in df.columns:
-        if df[col].dtype == object:
-            vals = [v for v in df[col] if v is not None]
-            # JSON-able structures (lists, dicts) and mixed types are kept as JSON text
-            if any(not isinstance(v, str | bool | int | float) for v in vals) or (
-                len({type(v) for v in vals}) > 1
-                and not all(isinstance(v, int | float) and not isinstance(v, bool) for v in vals)
-            ):
-                df[col] = [
-                    None if v is None else v if isinstance(v, str) else json.dumps(v)
-                    for v in df[col]
-                ]
-    return df
+
+def arrow_column(values: Sequence[Any]) -> Any:
+    """One column as an Arrow array, its type inferred from every value (ints with missing
+    values stay ints; a column missing everywhere is of type null until another part gives
+    it one)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(values)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return pa.array(_as_json_text(values), type=pa.string())
+
+
+def arrow_table(columns: Iterable[tuple[str, Sequence[Any]]]) -> Any:
+    """(name, values) pairs as a pyarrow Table, column by column."""
+    import pyarrow as pa
+
+    named = list(columns)
+    return pa.table([arrow_column(v) for _, v in named], names=[n for n, _ in named])
+
+
+def rows_table(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows (dicts) as a pyarrow Table with every column any row has, in first-seen order.
+    (`pyarrow.Table.from_pylist` takes its columns from the first row alone: a failed run's
+    row first would lose every other row's summary.)"""
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    return arrow_table((n, [r.get(n) for r in rows]) for n in names)
 
 
 class Store:
@@ -270,17 +285,15 @@ class StoreWriter:
         self._lock = lock
         self.rows_written = 0
 
-    def append(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Write `rows` as one new part, atomically."""
-        if not rows:
-            return
+    def append(self, rows: Sequence[Mapping[str, Any]] | Any) -> None:
+        """Write `rows` (dicts, or a pyarrow Table with a ``run_id`` column) as one new part,
+        atomically."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        try:  # the common case: every column has one type
-            table = pa.Table.from_pylist(list(rows))
-        except (pa.ArrowException, TypeError, ValueError):
-            table = pa.Table.from_pandas(_normalize_columns(rows), preserve_index=False)
+        table = rows if isinstance(rows, pa.Table) else rows_table(rows) if rows else None
+        if table is None or table.num_rows == 0:
+            return
         parts = self.store.path / "parts"
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%f")
         final = parts / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
@@ -290,10 +303,10 @@ class StoreWriter:
             os.fsync(f.fileno())
         # The run_id list first: a part is present only once its Parquet file is, so a list
         # left alone by a kill is ignored (and removed by the next writer).
-        ids = "".join(f"{r['run_id']}\n" for r in rows)
+        ids = "".join(f"{r}\n" for r in table.column("run_id").to_pylist())
         _atomic_write_bytes(final.with_name(final.name + ".ids"), ids.encode())
         os.replace(tmp, final)
-        self.rows_written += len(rows)
+        self.rows_written += table.num_rows
 
     def save_traces(self, run_id: str, result: Any) -> None:
         """Keep a Result's trace tables under traces/<run_id> (written aside, then renamed)."""
