@@ -471,11 +471,20 @@ fn run_many<'py>(
 
 /// Run many scenarios like `run_many`, and return their summaries as columns: `(names,
 /// columns)`, where `names` lists every flat summary column of any run (`flatten_summary`'s
-/// names, in first-seen order) and `columns[i]` holds column `names[i]`'s value for each run, in
-/// input order (`None` where a run has no such column). A run that failed has only the column
-/// `error`: `"<ExceptionClass>: <message>"`. A sweep of thousands of small runs spends its time
-/// here, not in one `json.loads` and one flattening per run in Python: the flattening is done
-/// on the worker threads, and the values cross once, column by column.
+/// names, in first-seen order) and `columns[i]` holds column `names[i]` for each run, in input
+/// order, missing where a run has no such column. A run that failed has only the column
+/// `error`: `"<ExceptionClass>: <message>"`. A column is one of
+/// - `("i8", data, valid)` or `("f8", data, valid)`: little-endian int64 or float64 values in
+///   `bytes`, and `valid` the Arrow validity bitmap (`bytes`, bit i of byte i/8 set where run i
+///   has a value) or `None` when every run has one; integers beside floats are floats, as
+///   Arrow reads such a list;
+/// - `("null",)`: no run has a value;
+/// - `("list", values)`: anything else (text, booleans), one Python object per run, `None`
+///   where missing.
+///
+/// A sweep of thousands of small runs spends its time here, not in one `json.loads`, one
+/// flattening and one dict per run in Python: the flattening is done on the worker threads and
+/// numbers cross as buffers, ready for `pyarrow.Array.from_buffers`.
 #[pyfunction]
 #[pyo3(signature = (scenario_jsons, threads=None))]
 fn run_many_flat<'py>(
@@ -493,11 +502,11 @@ fn run_many_flat<'py>(
         // without looking its name up.
         let mut names: Vec<String> = Vec::new();
         let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut columns: Vec<Vec<Option<PyObject>>> = Vec::new();
+        let mut columns: Vec<Vec<Option<serde_json::Value>>> = Vec::new();
         let mut column = |name: &str, names: &mut Vec<String>, columns: &mut Vec<Vec<_>>| {
             *at.entry(name.to_owned()).or_insert_with(|| {
                 names.push(name.to_owned());
-                columns.push(std::iter::repeat_with(|| None).take(n).collect());
+                columns.push(vec![None; n]);
                 names.len() - 1
             })
         };
@@ -505,7 +514,7 @@ fn run_many_flat<'py>(
         let mut last_columns: Vec<usize> = Vec::new();
         for (run, output) in outputs.into_iter().enumerate() {
             match output {
-                Ok(flat) => {
+                Ok(mut flat) => {
                     if !flat.same_names(&last) {
                         last_columns = flat
                             .names()
@@ -514,8 +523,8 @@ fn run_many_flat<'py>(
                     }
                     // A repeated name takes the later value in its first place, as in
                     // `flatten_summary`.
-                    for (&i, v) in last_columns.iter().zip(&flat.values) {
-                        columns[i][run] = Some(json_to_py(py, v)?);
+                    for (&i, v) in last_columns.iter().zip(flat.values.drain(..)) {
+                        columns[i][run] = Some(v);
                     }
                     last = flat;
                 }
@@ -527,21 +536,98 @@ fn run_many_flat<'py>(
                         err.value_bound(py)
                     );
                     let i = column("error", &mut names, &mut columns);
-                    columns[i][run] = Some(text.into_py(py));
+                    columns[i][run] = Some(serde_json::Value::String(text));
                 }
             }
         }
-        let columns = PyList::new_bound(
-            py,
-            columns.into_iter().map(|c| {
-                PyList::new_bound(py, c.into_iter().map(|v| v.unwrap_or_else(|| py.None())))
-            }),
-        );
+        let out = PyList::empty_bound(py);
+        for values in &columns {
+            out.append(flat_column_to_py(py, values)?)?;
+        }
         Ok(PyTuple::new_bound(
             py,
-            [PyList::new_bound(py, names).into_any(), columns.into_any()],
+            [PyList::new_bound(py, names).into_any(), out.into_any()],
         ))
     })
+}
+
+/// One column of `run_many_flat` (see there for the forms).
+fn flat_column_to_py<'py>(
+    py: Python<'py>,
+    values: &[Option<serde_json::Value>],
+) -> PyResult<Bound<'py, PyTuple>> {
+    use serde_json::Value;
+    // Integers exact in a float (|i| <= 2^53) may join floats; anything else goes as objects,
+    // for the Python side to type as it types any list.
+    const EXACT: u64 = 1 << 53;
+    let (mut ints, mut floats, mut present, mut other) = (0usize, 0usize, 0usize, false);
+    for v in values.iter().flatten() {
+        match v {
+            Value::Null => continue,
+            Value::Number(x) if x.is_i64() => ints += 1,
+            Value::Number(x) if x.is_f64() => floats += 1,
+            _ => other = true, // text, booleans, integers beyond int64, lists, tables
+        }
+        present += 1;
+    }
+    let inexact = |v: &Value| v.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT);
+    if ints > 0 && floats > 0 && values.iter().flatten().any(inexact) {
+        other = true;
+    }
+    let objects = |py: Python<'py>| -> PyResult<Bound<'py, PyTuple>> {
+        let list = PyList::empty_bound(py);
+        for v in values {
+            list.append(match v {
+                Some(v) => json_to_py(py, v)?,
+                None => py.None(),
+            })?;
+        }
+        Ok(PyTuple::new_bound(
+            py,
+            [PyString::new_bound(py, "list").into_any(), list.into_any()],
+        ))
+    };
+    if present == 0 {
+        return Ok(PyTuple::new_bound(py, [PyString::new_bound(py, "null")]));
+    }
+    if other {
+        return objects(py);
+    }
+    let valid = (present < values.len()).then(|| {
+        PyBytes::new_bound_with(py, values.len().div_ceil(8), |buf| {
+            for (i, v) in values.iter().enumerate() {
+                if v.as_ref().is_some_and(|v| !v.is_null()) {
+                    buf[i / 8] |= 1 << (i % 8);
+                }
+            }
+            Ok(())
+        })
+    });
+    let valid = match valid {
+        Some(b) => b?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    let (kind, data) = if floats > 0 {
+        let xs: Vec<f64> = values
+            .iter()
+            .map(|v| v.as_ref().and_then(Value::as_f64).unwrap_or(0.0))
+            .collect();
+        ("f8", le_bytes(py, &xs, f64::to_le_bytes)?)
+    } else {
+        let xs: Vec<i64> = values
+            .iter()
+            .map(|v| v.as_ref().and_then(Value::as_i64).unwrap_or(0))
+            .collect();
+        ("i8", le_bytes(py, &xs, i64::to_le_bytes)?)
+    };
+    Ok(PyTuple::new_bound(
+        py,
+        [
+            PyString::new_bound(py, kind).into_any(),
+            data.into_any(),
+            valid,
+        ],
+    ))
 }
 
 /// One run's flat summary as `visit_flat` gives it: the names one after the other in one

@@ -75,33 +75,35 @@ def error_row(task: Task, err: BaseException) -> dict[str, Any]:
 @dataclass
 class FlatBatch:
     """A batch of sweep runs as columns: `columns[i]` holds, for each task in order, the flat
-    summary column `names[i]` (``None`` where that run has none; a failed run has only
-    ``error``), as ``tcplab._core.run_many_flat`` returns them. Its rows are those `flat_row`
-    and `error_row` make one run at a time (the same names in the same order, the same
-    values), without one dict per run: a store writes them as one Arrow table. Iterating gives
-    ``(task, row, None)`` like the other makers' batches."""
+    summary column `names[i]`, in the forms ``tcplab._core.run_many_flat`` gives (numbers as
+    buffers; a failed run has only ``error``). Its rows are those `flat_row` and `error_row`
+    make one run at a time (the same names in the same order, the same values), without one
+    dict or one Python number per value: a store writes them as one Arrow table. Iterating
+    gives ``(task, row, None)`` like the other makers' batches."""
 
     tasks: Sequence[Task]
     names: list[str]
-    columns: list[list[Any]]
+    columns: list[tuple[Any, ...]]
 
     def __len__(self) -> int:
         return len(self.tasks)
 
-    def layout(self) -> list[tuple[str, list[Any]]]:
+    def layout(self) -> list[tuple[str, Any]]:
         """(column, values) in row order: run_id, seed, the grid columns, the summary's (a
-        summary column named like a grid path renamed ``result.<path>`` and put last)."""
+        summary column named like a grid path renamed ``result.<path>`` and put last). Values
+        are a list or, for the summary's columns, a pyarrow Array."""
         tasks = self.tasks
         labels = list(dict.fromkeys(k for t in tasks for k in t.labels))
-        out: list[tuple[str, list[Any]]] = [
+        out: list[tuple[str, Any]] = [
             ("run_id", [t.run_id for t in tasks]),
             ("seed", [t.seed for t in tasks]),  # the task's, as in flat_row
         ]
         out += [(k, [t.labels.get(k) for t in tasks]) for k in labels]
         clash = []
-        for name, values in zip(self.names, self.columns, strict=True):
+        for name, column in zip(self.names, self.columns, strict=True):
             if name in ("run_id", "seed"):
                 continue
+            values = _arrow_of(column, len(tasks))
             if name in labels:
                 clash.append((f"result.{name}", values))
             else:
@@ -115,9 +117,27 @@ class FlatBatch:
         return arrow_table(self.layout())
 
     def __iter__(self) -> Iterator[tuple[Task, dict[str, Any], None]]:
-        layout = self.layout()
+        layout = [(n, v if isinstance(v, list) else v.to_pylist()) for n, v in self.layout()]
         for i, task in enumerate(self.tasks):
             yield task, {name: values[i] for name, values in layout}, None
+
+
+def _arrow_of(column: tuple[Any, ...], n: int) -> Any:
+    """A column of ``_core.run_many_flat`` as a pyarrow Array (a list of objects is typed by
+    `tcplab.sweep.store.arrow_column`, as rows are)."""
+    import pyarrow as pa
+
+    kind = column[0]
+    if kind in ("i8", "f8"):
+        _, data, valid = column
+        dtype = pa.int64() if kind == "i8" else pa.float64()
+        bitmap = None if valid is None else pa.py_buffer(valid)
+        return pa.Array.from_buffers(dtype, n, [bitmap, pa.py_buffer(data)])
+    if kind == "null":
+        return pa.nulls(n)
+    from tcplab.sweep.store import arrow_column
+
+    return arrow_column(column[1])
 
 
 def run_batch(

@@ -73,12 +73,14 @@ def arrow_column(values: Sequence[Any]) -> Any:
         return pa.array(_as_json_text(values), type=pa.string())
 
 
-def arrow_table(columns: Iterable[tuple[str, Sequence[Any]]]) -> Any:
-    """(name, values) pairs as a pyarrow Table, column by column."""
+def arrow_table(columns: Iterable[tuple[str, Any]]) -> Any:
+    """(name, values) pairs as a pyarrow Table, column by column; values are a list (typed by
+    `arrow_column`) or a pyarrow Array."""
     import pyarrow as pa
 
     named = list(columns)
-    return pa.table([arrow_column(v) for _, v in named], names=[n for n, _ in named])
+    arrays = [v if isinstance(v, pa.Array) else arrow_column(v) for _, v in named]
+    return pa.table(arrays, names=[n for n, _ in named])
 
 
 def rows_table(rows: Sequence[Mapping[str, Any]]) -> Any:
