@@ -22,8 +22,6 @@ import datetime as _dt
 import fcntl
 import json
 import os
-import shutil
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +45,7 @@ class StoreError(_errors.TcplabError):
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".tmp-{uuid.uuid4().hex}-{path.name}")
+    tmp = path.with_name(f".tmp-{os.urandom(16).hex()}-{path.name}")
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
@@ -249,6 +247,8 @@ class Store:
             traces = self.path / "traces"
             if traces.exists():
                 for stale in traces.glob(".tmp-*"):
+                    import shutil  # only here: a rerun that finds everything stays quick
+
                     shutil.rmtree(stale, ignore_errors=True)
         except BaseException:
             lock.close()
@@ -298,7 +298,7 @@ class StoreWriter:
             return
         parts = self.store.path / "parts"
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%f")
-        final = parts / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
+        final = parts / f"part-{stamp}-{os.urandom(4).hex()}.parquet"
         tmp = parts / f".tmp-{final.name}"
         pq.write_table(table, tmp)
         with open(tmp, "rb") as f:
@@ -317,7 +317,7 @@ class StoreWriter:
         final = traces / run_id
         if final.exists():
             return
-        tmp = traces / f".tmp-{run_id}-{uuid.uuid4().hex[:8]}"
+        tmp = traces / f".tmp-{run_id}-{os.urandom(4).hex()}"
         result.to_dir(tmp)
         os.replace(tmp, final)
 
