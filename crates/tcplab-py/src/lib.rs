@@ -285,14 +285,14 @@ fn output_to_py<'py>(py: Python<'py>, output: &Finished) -> PyResult<Bound<'py, 
 // Entry points
 
 fn run_one(scenario_json: &str, cancel: &AtomicBool) -> Result<Finished, SimError> {
-    run_one_with(scenario_json, cancel, &finish)
+    run_one_with(scenario_json, cancel, finish)
 }
 
 /// Run one scenario and turn its output into a `T` (on the calling thread).
 fn run_one_with<T>(
     scenario_json: &str,
     cancel: &AtomicBool,
-    finish: &(impl Fn(SimOutput) -> Result<T, SimError> + Sync),
+    finish: impl FnOnce(SimOutput) -> Result<T, SimError>,
 ) -> Result<T, SimError> {
     if cancel.load(Ordering::Relaxed) {
         return Err(SimError::Cancelled);
@@ -409,13 +409,15 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple
 }
 
 /// Run `scenario_jsons` in parallel on `threads` worker threads (default: one per CPU) with the
-/// GIL released, each finished run turned into a `T` by `finish` on its worker thread. In input
-/// order; one failing scenario never stops the others.
-fn run_all<T: Send>(
+/// GIL released, each finished run turned into a `T` by `finish` on its worker thread, with a
+/// state `init` made for each share of the work. In input order; one failing scenario never
+/// stops the others.
+fn run_all<T: Send, S>(
     py: Python<'_>,
     scenario_jsons: &[String],
     threads: Option<usize>,
-    finish: impl Fn(SimOutput) -> Result<T, SimError> + Sync,
+    init: impl Fn() -> S + Sync + Send,
+    finish: impl Fn(&mut S, SimOutput) -> Result<T, SimError> + Sync + Send,
 ) -> PyResult<Vec<Result<T, SimError>>> {
     let pool = match threads {
         Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
@@ -435,7 +437,9 @@ fn run_all<T: Send>(
         let work = || {
             scenario_jsons
                 .par_iter()
-                .map(|s| run_one_with(s, &cancel, &finish))
+                .map_init(&init, |state, s| {
+                    run_one_with(s, &cancel, |out| finish(state, out))
+                })
                 .collect()
         };
         match &pool {
@@ -457,7 +461,7 @@ fn run_many<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     guarded_py(py, || {
-        let outputs = run_all(py, &scenario_jsons, threads, finish)?;
+        let outputs = run_all(py, &scenario_jsons, threads, || (), |_, out| finish(out))?;
         let items = PyList::empty_bound(py);
         for output in outputs {
             match output {
@@ -492,172 +496,81 @@ fn run_many_flat<'py>(
     scenario_jsons: Vec<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    use tcplab_sim::{FlatColumn, FlatRun, FlatScratch, FlatTable};
     guarded_py(py, || {
-        let outputs = run_all(py, &scenario_jsons, threads, |out| {
-            Ok(FlatRun::of(&out.summary))
-        })?;
-        let n = outputs.len();
-        // Columns by name, in first-seen order. Runs of one sweep nearly always have the same
-        // names in the same order as the run before: then the column of each value is known
-        // without looking its name up.
-        let mut names: Vec<String> = Vec::new();
-        let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut columns: Vec<Vec<Option<serde_json::Value>>> = Vec::new();
-        let mut column = |name: &str, names: &mut Vec<String>, columns: &mut Vec<Vec<_>>| {
-            *at.entry(name.to_owned()).or_insert_with(|| {
-                names.push(name.to_owned());
-                columns.push(vec![None; n]);
-                names.len() - 1
-            })
-        };
-        let mut last = FlatRun::default();
-        let mut last_columns: Vec<usize> = Vec::new();
-        for (run, output) in outputs.into_iter().enumerate() {
-            match output {
-                Ok(mut flat) => {
-                    if !flat.same_names(&last) {
-                        last_columns = flat
-                            .names()
-                            .map(|name| column(name, &mut names, &mut columns))
-                            .collect();
-                    }
-                    // A repeated name takes the later value in its first place, as in
-                    // `flatten_summary`.
-                    for (&i, v) in last_columns.iter().zip(flat.values.drain(..)) {
-                        columns[i][run] = Some(v);
-                    }
-                    last = flat;
-                }
+        let outputs = run_all(
+            py,
+            &scenario_jsons,
+            threads,
+            FlatScratch::default,
+            |scratch, out| Ok(FlatRun::with(&out.summary, scratch)),
+        )?;
+        let mut runs = Vec::with_capacity(outputs.len());
+        for output in outputs {
+            runs.push(match output {
+                Ok(flat) => Ok(flat),
                 Err(e) => {
                     let err = sim_error_to_py(py, &e);
-                    let text = format!(
-                        "{}: {}",
-                        err.get_type_bound(py).name()?,
-                        err.value_bound(py)
-                    );
-                    let i = column("error", &mut names, &mut columns);
-                    columns[i][run] = Some(serde_json::Value::String(text));
+                    let kind = err.get_type_bound(py).name()?.to_string();
+                    Err(format!("{kind}: {}", err.value_bound(py)))
                 }
-            }
+            });
         }
-        let out = PyList::empty_bound(py);
-        for values in &columns {
-            out.append(flat_column_to_py(py, values)?)?;
+        // The columns are built on the worker threads too: only the copy into Python objects
+        // (one `bytes` per numeric column) holds the GIL.
+        let table = FlatTable::new(runs);
+        let built: Vec<FlatColumn> = py.allow_threads(|| {
+            (0..table.names.len())
+                .into_par_iter()
+                .map(|c| table.column(c))
+                .collect()
+        });
+        let bitmap = |valid: &Option<Vec<u8>>| match valid {
+            Some(bits) => PyBytes::new_bound(py, bits).into_any(),
+            None => py.None().into_bound(py),
+        };
+        let tag = |t: &str| PyString::new_bound(py, t).into_any();
+        let columns = PyList::empty_bound(py);
+        for column in &built {
+            let item = match column {
+                FlatColumn::Int { data, valid } => PyTuple::new_bound(
+                    py,
+                    [
+                        tag("i8"),
+                        le_bytes(py, data, i64::to_le_bytes)?.into_any(),
+                        bitmap(valid),
+                    ],
+                ),
+                FlatColumn::Float { data, valid } => PyTuple::new_bound(
+                    py,
+                    [
+                        tag("f8"),
+                        le_bytes(py, data, f64::to_le_bytes)?.into_any(),
+                        bitmap(valid),
+                    ],
+                ),
+                FlatColumn::Null => PyTuple::new_bound(py, [tag("null")]),
+                FlatColumn::Values(values) => {
+                    let list = PyList::empty_bound(py);
+                    for v in values {
+                        list.append(match v {
+                            Some(v) => json_to_py(py, v)?,
+                            None => py.None(),
+                        })?;
+                    }
+                    PyTuple::new_bound(py, [tag("list"), list.into_any()])
+                }
+            };
+            columns.append(item)?;
         }
         Ok(PyTuple::new_bound(
             py,
-            [PyList::new_bound(py, names).into_any(), out.into_any()],
+            [
+                PyList::new_bound(py, &table.names).into_any(),
+                columns.into_any(),
+            ],
         ))
     })
-}
-
-/// One column of `run_many_flat` (see there for the forms).
-fn flat_column_to_py<'py>(
-    py: Python<'py>,
-    values: &[Option<serde_json::Value>],
-) -> PyResult<Bound<'py, PyTuple>> {
-    use serde_json::Value;
-    // Integers exact in a float (|i| <= 2^53) may join floats; anything else goes as objects,
-    // for the Python side to type as it types any list.
-    const EXACT: u64 = 1 << 53;
-    let (mut ints, mut floats, mut present, mut other) = (0usize, 0usize, 0usize, false);
-    for v in values.iter().flatten() {
-        match v {
-            Value::Null => continue,
-            Value::Number(x) if x.is_i64() => ints += 1,
-            Value::Number(x) if x.is_f64() => floats += 1,
-            _ => other = true, // text, booleans, integers beyond int64, lists, tables
-        }
-        present += 1;
-    }
-    let inexact = |v: &Value| v.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT);
-    if ints > 0 && floats > 0 && values.iter().flatten().any(inexact) {
-        other = true;
-    }
-    let objects = |py: Python<'py>| -> PyResult<Bound<'py, PyTuple>> {
-        let list = PyList::empty_bound(py);
-        for v in values {
-            list.append(match v {
-                Some(v) => json_to_py(py, v)?,
-                None => py.None(),
-            })?;
-        }
-        Ok(PyTuple::new_bound(
-            py,
-            [PyString::new_bound(py, "list").into_any(), list.into_any()],
-        ))
-    };
-    if present == 0 {
-        return Ok(PyTuple::new_bound(py, [PyString::new_bound(py, "null")]));
-    }
-    if other {
-        return objects(py);
-    }
-    let valid = (present < values.len()).then(|| {
-        PyBytes::new_bound_with(py, values.len().div_ceil(8), |buf| {
-            for (i, v) in values.iter().enumerate() {
-                if v.as_ref().is_some_and(|v| !v.is_null()) {
-                    buf[i / 8] |= 1 << (i % 8);
-                }
-            }
-            Ok(())
-        })
-    });
-    let valid = match valid {
-        Some(b) => b?.into_any(),
-        None => py.None().into_bound(py),
-    };
-    let (kind, data) = if floats > 0 {
-        let xs: Vec<f64> = values
-            .iter()
-            .map(|v| v.as_ref().and_then(Value::as_f64).unwrap_or(0.0))
-            .collect();
-        ("f8", le_bytes(py, &xs, f64::to_le_bytes)?)
-    } else {
-        let xs: Vec<i64> = values
-            .iter()
-            .map(|v| v.as_ref().and_then(Value::as_i64).unwrap_or(0))
-            .collect();
-        ("i8", le_bytes(py, &xs, i64::to_le_bytes)?)
-    };
-    Ok(PyTuple::new_bound(
-        py,
-        [
-            PyString::new_bound(py, kind).into_any(),
-            data.into_any(),
-            valid,
-        ],
-    ))
-}
-
-/// One run's flat summary as `visit_flat` gives it: the names one after the other in one
-/// string (`ends[i]` is where name `i` ends) and the values.
-#[derive(Default)]
-struct FlatRun {
-    text: String,
-    ends: Vec<usize>,
-    values: Vec<serde_json::Value>,
-}
-
-impl FlatRun {
-    fn of(summary: &serde_json::Value) -> FlatRun {
-        let mut flat = FlatRun::default();
-        tcplab_sim::visit_flat(summary, |name, v| {
-            flat.text.push_str(name);
-            flat.ends.push(flat.text.len());
-            flat.values.push(v.clone());
-        });
-        flat
-    }
-
-    fn names(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.text[a..b])
-    }
-
-    fn same_names(&self, other: &FlatRun) -> bool {
-        self.ends == other.ends && self.text == other.text
-    }
 }
 
 /// A JSON value as the Python object `json.loads` would give.

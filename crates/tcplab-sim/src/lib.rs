@@ -15,6 +15,7 @@ pub mod describe;
 pub mod engine;
 pub mod error;
 pub mod filter;
+pub mod flat;
 pub mod link;
 pub mod loss;
 pub mod output;
@@ -34,7 +35,10 @@ pub mod udp;
 pub mod units;
 
 pub use error::{SimError, SimResult};
-pub use output::{flatten_summary, visit_flat, Column, SimOutput, Table};
+pub use flat::{
+    flatten_summary, visit_flat, FlatColumn, FlatNames, FlatRun, FlatScratch, FlatTable,
+};
+pub use output::{Column, SimOutput, Table};
 pub use scenario::Scenario;
 pub use sim::{run, run_cancellable};
 
