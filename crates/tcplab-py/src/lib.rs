@@ -3,6 +3,8 @@
 //! Everything crosses the boundary as plain data:
 //! - scenarios go in as JSON text (the Python side owns TOML reading and dotted overrides);
 //! - a summary comes out as JSON text (the Python side calls `json.loads`);
+//! - or, from `run_many_flat` (sweeps), many runs' summaries flattened into columns, the
+//!   numeric ones as little-endian buffers (see there);
 //! - tables come out as `{table: {column: (dtype, payload)}}`, where a numeric column is
 //!   `("<f8" | "<u8" | "<i8", bytes)` — little-endian raw values, ready for `numpy.frombuffer`
 //!   without one Python object per element — and a text column is `("str", list[str])`.
