@@ -136,7 +136,7 @@ pub fn dist(v: &Value, path: &str, unit: Unit) -> SimResult<Dist> {
             DISTS,
         ));
     }
-    keys_ok(m, path, &known)?;
+    keys_ok(m, path, known)?;
     let num = |key: &str| -> SimResult<f64> {
         let x = m.get(key).ok_or_else(|| SimError::MissingField {
             field: join(path, key),
@@ -331,7 +331,7 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
     keys_ok(
         m,
         path,
-        &schema::keys("apps[]", Some(&format!("kind={kind}"))),
+        schema::keys("apps[]", Some(&format!("kind={kind}"))),
     )?;
     let d = |key: &str, unit: Unit, default: Dist| get_dist(m, path, key, unit, default);
     let kind = if kind == "database" {

@@ -94,7 +94,7 @@ pub fn parse_rules(m: &Map<String, Value>, path: &str, forwards: bool) -> SimRes
         .map(|(i, r)| {
             let rp = format!("{p}[{i}]");
             let rm = table(r, &rp)?;
-            keys_ok(rm, &rp, &schema::keys("nodes[].rules[]", None))?;
+            keys_ok(rm, &rp, schema::keys("nodes[].rules[]", None))?;
             let action = match get_str(rm, &rp, "action")?.as_deref() {
                 Some("drop") => Action::Drop,
                 Some("allow") => Action::Allow,

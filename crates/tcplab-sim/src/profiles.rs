@@ -58,7 +58,7 @@ pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Va
     for (i, pv) in parr.iter().enumerate() {
         let path = format!("profiles[{i}]");
         let m = table(pv, &path)?;
-        keys_ok(m, &path, &schema::keys("profiles[]", None))?;
+        keys_ok(m, &path, schema::keys("profiles[]", None))?;
         let name = required(
             get_str(m, &path, "name")?,
             &path,

@@ -670,7 +670,7 @@ fn merged_tcp(base: Option<&Value>, over: Option<&Value>) -> Map<String, Value> 
 }
 
 fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfig)> {
-    keys_ok(m, path, &schema::keys("tcp", None))?;
+    keys_ok(m, path, schema::keys("tcp", None))?;
     let pname = get_str(m, path, "profile")?.unwrap_or_else(|| "rfc".into());
     let mut c = profile(&pname, &join(path, "profile"))?;
     if let Some(v) = get_uint(m, path, "mss", 64, 65_495)? {
@@ -1075,11 +1075,11 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
     )?;
     match model.as_str() {
         "none" => {
-            keys_ok(m, path, &schema::keys("error", Some("model=none")))?;
+            keys_ok(m, path, schema::keys("error", Some("model=none")))?;
             Ok(ErrorModelConfig::None)
         }
         "per" => {
-            keys_ok(m, path, &schema::keys("error", Some("model=per")))?;
+            keys_ok(m, path, schema::keys("error", Some("model=per")))?;
             let p = required(
                 get_prob(m, path, "p")?,
                 path,
@@ -1089,7 +1089,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             Ok(ErrorModelConfig::Law(Law::Per(p)))
         }
         "ber" => {
-            keys_ok(m, path, &schema::keys("error", Some("model=ber")))?;
+            keys_ok(m, path, schema::keys("error", Some("model=ber")))?;
             let b = required(
                 get_prob(m, path, "ber")?,
                 path,
@@ -1102,7 +1102,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             keys_ok(
                 m,
                 path,
-                &schema::keys("error", Some("model=gilbert-elliott")),
+                schema::keys("error", Some("model=gilbert-elliott")),
             )?;
             let pgb = required(
                 get_prob(m, path, "p_gb")?,
@@ -1141,7 +1141,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
             })
         }
         "list" => {
-            keys_ok(m, path, &schema::keys("error", Some("model=list")))?;
+            keys_ok(m, path, schema::keys("error", Some("model=list")))?;
             let mut frames = Vec::new();
             if let Some(v) = m.get("frames") {
                 let arr = v.as_array().ok_or_else(|| {
@@ -1167,7 +1167,7 @@ fn error_model(v: &Value, path: &str) -> SimResult<ErrorModelConfig> {
                 for (i, x) in arr.iter().enumerate() {
                     let p = format!("{path}.segments[{i}]");
                     let t = table(x, &p)?;
-                    keys_ok(t, &p, &schema::keys("error.segments[]", None))?;
+                    keys_ok(t, &p, schema::keys("error.segments[]", None))?;
                     let seq = required(
                         get_uint(t, &p, "seq", 0, u64::MAX / 2)?,
                         &p,
@@ -1280,11 +1280,11 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
     let kind = required(get_str(m, path, "kind")?, path, "kind", KINDS)?;
     match kind.as_str() {
         "none" => {
-            keys_ok(m, path, &schema::keys("aqm", Some("kind=none")))?;
+            keys_ok(m, path, schema::keys("aqm", Some("kind=none")))?;
             Ok(AqmCfg::None)
         }
         "red" => {
-            keys_ok(m, path, &schema::keys("aqm", Some("kind=red")))?;
+            keys_ok(m, path, schema::keys("aqm", Some("kind=red")))?;
             let d = RedCfg::default();
             let min_th = threshold(m, path, "min_th")?.unwrap_or(d.min_th);
             let max_th = threshold(m, path, "max_th")?.unwrap_or(d.max_th);
@@ -1332,7 +1332,7 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
             }))
         }
         "codel" => {
-            keys_ok(m, path, &schema::keys("aqm", Some("kind=codel")))?;
+            keys_ok(m, path, schema::keys("aqm", Some("kind=codel")))?;
             let d = crate::codel::CoDelCfg::default();
             let in_range = |key: &str, lo: Dur, hi: Dur, what: &str| -> SimResult<Option<Dur>> {
                 match get_dur(m, path, key)? {
@@ -1467,13 +1467,13 @@ impl Scenario {
 
     pub fn from_value(v: Value) -> SimResult<Scenario> {
         let root = table(&v, "scenario")?;
-        keys_ok(root, "", &schema::keys("", None))?;
+        keys_ok(root, "", schema::keys("", None))?;
 
         // [run]
         let empty = Value::Object(Map::new());
         let runv = root.get("run").unwrap_or(&empty);
         let rm = table(runv, "run")?;
-        keys_ok(rm, "run", &schema::keys("run", None))?;
+        keys_ok(rm, "run", schema::keys("run", None))?;
         let run = RunCfg {
             name: get_str(rm, "run", "name")?.unwrap_or_else(|| "scenario".into()),
             seed: get_uint(rm, "run", "seed", 0, u64::MAX)?.unwrap_or(1),
@@ -1502,7 +1502,7 @@ impl Scenario {
         for (i, n) in narr.iter().enumerate() {
             let p = format!("nodes[{i}]");
             let m = table(n, &p)?;
-            keys_ok(m, &p, &schema::keys("nodes[]", None))?;
+            keys_ok(m, &p, schema::keys("nodes[]", None))?;
             let name = required(get_str(m, &p, "name")?, &p, "name", "a unique node name")?;
             if node_names.insert(name.clone(), nodes.len()).is_some() {
                 return Err(SimError::invalid(
@@ -1579,7 +1579,7 @@ impl Scenario {
         for (i, l) in larr.iter().enumerate() {
             let p = format!("links[{i}]");
             let m = table(l, &p)?;
-            let mut allowed = schema::keys("links[]", None);
+            let mut allowed = schema::keys("links[]", None).to_vec();
             allowed.extend(schema::keys("direction", None));
             keys_ok(m, &p, &allowed)?;
             let a_name = required(get_str(m, &p, "a")?, &p, "a", "the node at one end")?;
@@ -1616,7 +1616,7 @@ impl Scenario {
                 if let Some(dv) = m.get(*key) {
                     let dp = join(&p, key);
                     let dm = table(dv, &dp)?;
-                    keys_ok(dm, &dp, &schema::keys("direction", None))?;
+                    keys_ok(dm, &dp, schema::keys("direction", None))?;
                     apply_dir(dm, &dp, &mut dirs[k])?;
                 }
                 if dirs[k].rate_bps == 0 {
@@ -1691,7 +1691,7 @@ impl Scenario {
         let mut app_names: HashSet<String> = HashSet::with_capacity(entries.len());
         for (i, (p, a)) in entries.into_iter().enumerate() {
             let m = table(&a, &p)?;
-            keys_ok(m, &p, &schema::keys("apps[]", None))?;
+            keys_ok(m, &p, schema::keys("apps[]", None))?;
             let kind_s = required(get_str(m, &p, "kind")?, &p, "kind", APP_KINDS)?;
             let cname = required(
                 get_str(m, &p, "client")?,
@@ -1725,7 +1725,7 @@ impl Scenario {
             }
             let kind = match kind_s.as_str() {
                 "ftp" => {
-                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=ftp")))?;
+                    keys_ok(m, &p, schema::keys("apps[]", Some("kind=ftp")))?;
                     let size = required(
                         get_size(m, &p, "size")?,
                         &p,
@@ -1743,13 +1743,13 @@ impl Scenario {
                     AppKind::Ftp { size, request_size }
                 }
                 "bulk" => {
-                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=bulk")))?;
+                    keys_ok(m, &p, schema::keys("apps[]", Some("kind=bulk")))?;
                     AppKind::Bulk {
                         size: get_size(m, &p, "size")?,
                     }
                 }
                 "cbr" => {
-                    keys_ok(m, &p, &schema::keys("apps[]", Some("kind=cbr")))?;
+                    keys_ok(m, &p, schema::keys("apps[]", Some("kind=cbr")))?;
                     let packet_size = required(
                         get_size(m, &p, "packet_size")?,
                         &p,
@@ -1857,7 +1857,7 @@ impl Scenario {
         // [output]
         let ov = root.get("output").unwrap_or(&empty);
         let om = table(ov, "output")?;
-        keys_ok(om, "output", &schema::keys("output", None))?;
+        keys_ok(om, "output", schema::keys("output", None))?;
         let output = OutputCfg {
             trace: get_bool(om, "output", "trace")?.unwrap_or(false),
             trace_interval: get_dur(om, "output", "trace_interval")?,

@@ -254,7 +254,69 @@ pub const FIELDS: &[Field] = &[
 
 /// The keys allowed in `section`, for the variant `when` (an error model or app kind) or for
 /// any variant when `None`. Order as in FIELDS, each key once.
-pub fn keys(section: &str, when: Option<&str>) -> Vec<&'static str> {
+///
+/// Every scenario parsed asks for these lists a dozen times or more (each link, application,
+/// error model); they are worked out once, from FIELDS, for every section and variant, so that
+/// a sweep of thousands of small runs does not scan the table each time.
+pub fn keys(section: &str, when: Option<&str>) -> &'static [&'static str] {
+    static TABLE: std::sync::OnceLock<KeyLists> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(KeyLists::build);
+    match table.sections.get(section) {
+        None => &[],
+        Some(lists) => match when {
+            None => &lists.all,
+            Some(w) => lists
+                .by_variant
+                .iter()
+                .find(|(v, _)| *v == w)
+                .map_or(&lists.common[..], |(_, keys)| &keys[..]),
+        },
+    }
+}
+
+/// [`keys`] for every section: all its keys, those of no particular variant, and those of each
+/// variant that some field names.
+struct KeyLists {
+    sections: std::collections::HashMap<&'static str, SectionKeys>,
+}
+
+struct SectionKeys {
+    all: Vec<&'static str>,
+    common: Vec<&'static str>,
+    by_variant: Vec<(&'static str, Vec<&'static str>)>,
+}
+
+impl KeyLists {
+    fn build() -> KeyLists {
+        let mut sections = std::collections::HashMap::new();
+        for fd in FIELDS {
+            sections.entry(fd.section).or_insert_with(|| {
+                let mut variants: Vec<&'static str> = Vec::new();
+                for f in FIELDS
+                    .iter()
+                    .filter(|f| f.section == fd.section && !f.when.is_empty())
+                {
+                    if !variants.contains(&f.when) {
+                        variants.push(f.when);
+                    }
+                }
+                SectionKeys {
+                    all: scan(fd.section, None),
+                    // A variant no field names has the fields of no particular variant.
+                    common: scan(fd.section, Some("")),
+                    by_variant: variants
+                        .iter()
+                        .map(|&w| (w, scan(fd.section, Some(w))))
+                        .collect(),
+                }
+            });
+        }
+        KeyLists { sections }
+    }
+}
+
+/// The keys of `section` that apply to `when`, scanning FIELDS.
+fn scan(section: &str, when: Option<&str>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for fd in FIELDS.iter().filter(|fd| fd.section == section) {
         let applies = fd.when.is_empty() || when.is_none_or(|w| fd.when == w);
@@ -296,6 +358,27 @@ pub fn to_json() -> Value {
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
+
+    #[test]
+    fn the_key_lists_worked_out_once_are_those_of_a_scan() {
+        for fd in FIELDS {
+            assert_eq!(
+                keys(fd.section, None),
+                scan(fd.section, None),
+                "{}",
+                fd.section
+            );
+            assert_eq!(
+                keys(fd.section, Some(fd.when)),
+                scan(fd.section, Some(fd.when))
+            );
+            let unknown = Some("kind=nothing-names-this");
+            assert_eq!(keys(fd.section, unknown), scan(fd.section, unknown));
+        }
+        assert!(keys("no such section", None).is_empty());
+        assert!(keys("error", Some("model=per")).contains(&"p"));
+        assert!(!keys("error", Some("model=none")).contains(&"p"));
+    }
 
     fn base() -> Value {
         json!({

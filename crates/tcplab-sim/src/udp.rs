@@ -47,7 +47,7 @@ impl UdpCfg {
 }
 
 pub fn parse(m: &Map<String, Value>, path: &str) -> SimResult<UdpCfg> {
-    keys_ok(m, path, &schema::keys("apps[]", Some("kind=udp")))?;
+    keys_ok(m, path, schema::keys("apps[]", Some("kind=udp")))?;
     let rate_bps = match m.get("rate") {
         Some(Value::String(s)) => parse_rate(&join(path, "rate"), s)?,
         Some(v) => {
