@@ -510,3 +510,19 @@ def test_a_failed_run_first_in_a_part_loses_no_column(tmp_path):
     flat = run_batch(flat_row, [broken, *tasks], 2).table()
     assert flat.schema == table.schema
     assert flat.to_pylist() == table.to_pylist()
+
+
+def test_batches_of_one_flush_join_whatever_their_columns():
+    """Batches written as one part: missing columns empty, ints beside floats floats (as in
+    one list), a column of two kinds kept as JSON text."""
+    import pyarrow as pa
+    from tcplab.sweep import _concat
+
+    a = pa.table({"run_id": ["a", "b"], "p": [0, 0], "x": [1.5, 2.5]})
+    b = pa.table({"run_id": ["c"], "p": [0.5], "y": ["q"]})
+    t = _concat([a, b])
+    assert t.column_names == ["run_id", "p", "x", "y"]
+    assert t.schema.field("p").type == pa.float64()
+    assert t.to_pylist()[2] == {"run_id": "c", "p": 0.5, "x": None, "y": "q"}
+    c = pa.table({"run_id": ["d"], "p": ["high"]})
+    assert _concat([a, c]).column("p").to_pylist() == ["0", "0", "high"]

@@ -323,6 +323,10 @@ def _concat(tables: list[Any]) -> Any:
         return tables[0]
     try:
         return pa.concat_tables(tables, promote_options="default")
+    except pa.ArrowException:
+        pass
+    try:  # a grid column of ints in one batch and floats in another: floats, as in one list
+        return pa.concat_tables(tables, promote_options="permissive")
     except pa.ArrowException:  # one column of two types (say int and text): JSON text for it
         from .store import rows_table
 
