@@ -469,60 +469,65 @@ def _one_by_one(tasks):
     ]
 
 
+def _typed(row):
+    return [(k, type(v), v) for k, v in row.items()]
+
+
+def _broken(task):
+    from tcplab.sweep.execute import Task
+
+    return Task(task.run_id + "x", 9, task.labels, task.scenario.replace('"size"', '"sizzle"'))
+
+
 def test_a_batch_flattened_in_the_core_has_the_rows_of_flat_row():
-    """Names, order, types and values of `FlatBatch` equal `flat_row`'s, row by row, also for
-    a run that fails (first in the batch) and for a summary column named like a grid path."""
+    """`FlatBatch`'s rows equal `flat_row`'s and `error_row`'s: keys in order, types, values;
+    with failed runs first and later, and summary columns named like grid paths (two of them,
+    renamed result.<path> in grid order)."""
     from tcplab.sweep.execute import FlatBatch, Task, flat_row, run_batch
 
-    sw = Sweep(EXAMPLE, grid=GRID, seeds=[1, 2])
-    tasks = sw.tasks()
-    broken = Task("broken", 9, tasks[0].labels, tasks[0].scenario.replace('"size"', '"sizzle"'))
-    clash = [  # "sim_time_s" is a summary column too: the summary's becomes result.sim_time_s
-        Task(t.run_id + "c", t.seed, {**t.labels, "sim_time_s": 1.5}, t.scenario) for t in tasks[:2]
+    tasks = Sweep(EXAMPLE, grid=GRID, seeds=[1, 2]).tasks()
+    clash = [  # two summary columns as grid columns, in the order opposite to the summary's
+        Task(
+            t.run_id + "c",
+            t.seed,
+            {**t.labels, "tcplab_version": "x", "sim_time_s": 1.5},
+            t.scenario,
+        )  # fmt: skip
+        for t in tasks[:3]
     ]
-    for batch_tasks in ([broken, *tasks], clash):
+    for batch_tasks in ([_broken(tasks[0]), *tasks[:3], _broken(tasks[3]), *tasks[3:]], clash):
         batch = run_batch(flat_row, batch_tasks, 2)
         assert isinstance(batch, FlatBatch)
         want = _one_by_one(batch_tasks)
         got = [row for _, row, _ in batch]
-        for w, g in zip(want, got, strict=True):
-            assert list(w) == [k for k in g if k in w]  # the same order
-            assert {k: (type(v), v) for k, v in w.items()} == {k: (type(g[k]), g[k]) for k in w}
-            assert all(g[k] is None for k in g if k not in w)
-    assert got[0]["result.sim_time_s"] == want[0]["result.sim_time_s"] > 0
-    assert got[0]["sim_time_s"] == 1.5
-    first = [row for _, row, _ in run_batch(flat_row, [broken, *tasks], 2)][0]
+        assert [_typed(r) for r in got] == [_typed(r) for r in want]
+    assert list(got[0])[-2:] == ["result.tcplab_version", "result.sim_time_s"]
+    assert got[0]["sim_time_s"] == 1.5 and got[0]["result.sim_time_s"] > 0
+    first = [row for _, row, _ in run_batch(flat_row, [_broken(tasks[0]), *tasks], 2)][0]
     assert first["error"].startswith("UnknownFieldError: apps[0].sizzle: unknown field")
 
 
-def test_a_failed_run_first_in_a_part_loses_no_column(tmp_path):
-    """A part whose first row is a failed run's keeps every other row's summary (Arrow's
-    `from_pylist` would take the first row's columns only)."""
-    from tcplab.sweep.execute import Task, flat_row, run_batch
+def test_a_flush_of_batches_is_the_table_of_its_rows(tmp_path):
+    """One part from several batches (`flat_table`) has the columns, order, types and values
+    `rows_table` gives for their rows: a failed run first keeps every other row's summary
+    (Arrow's `from_pylist` takes the first row's columns only); a grid column holding an int
+    and a float in one batch and text in another is one column of JSON text, "0" not "0.0"."""
+    from tcplab.sweep.execute import Task, flat_row, flat_table, run_batch
     from tcplab.sweep.store import rows_table
 
     tasks = Sweep(EXAMPLE, grid=GRID, seeds=[1]).tasks()
-    broken = Task("broken", 9, tasks[0].labels, tasks[0].scenario.replace('"size"', '"sizzle"'))
-    rows = _one_by_one([broken, *tasks])
-    table = rows_table(rows)
-    assert table.num_rows == 5 and "apps.ftp.response_time_s" in table.column_names
-    assert table.column("apps.ftp.response_time_s").null_count == 1
-    flat = run_batch(flat_row, [broken, *tasks], 2).table()
-    assert flat.schema == table.schema
-    assert flat.to_pylist() == table.to_pylist()
+    first = [_broken(tasks[0]), *tasks]
+    table = rows_table(_one_by_one(first))
+    assert table.num_rows == 5 and table.column("apps.ftp.response_time_s").null_count == 1
+    flat = flat_table([run_batch(flat_row, first, 2)])
+    assert flat.schema == table.schema and flat.to_pylist() == table.to_pylist()
 
-
-def test_batches_of_one_flush_join_whatever_their_columns():
-    """Batches written as one part: missing columns empty, ints beside floats floats (as in
-    one list), a column of two kinds kept as JSON text."""
-    import pyarrow as pa
-    from tcplab.sweep import _concat
-
-    a = pa.table({"run_id": ["a", "b"], "p": [0, 0], "x": [1.5, 2.5]})
-    b = pa.table({"run_id": ["c"], "p": [0.5], "y": ["q"]})
-    t = _concat([a, b])
-    assert t.column_names == ["run_id", "p", "x", "y"]
-    assert t.schema.field("p").type == pa.float64()
-    assert t.to_pylist()[2] == {"run_id": "c", "p": 0.5, "x": None, "y": "q"}
-    c = pa.table({"run_id": ["d"], "p": ["high"]})
-    assert _concat([a, c]).column("p").to_pylist() == ["0", "0", "high"]
+    relabel = [
+        Task(t.run_id + str(i), t.seed, {"p": p}, t.scenario)
+        for i, (t, p) in enumerate(zip(tasks[:3], [0, 0.005, "1%"], strict=True))
+    ]
+    batches = [run_batch(flat_row, relabel[:2], 2), run_batch(flat_row, relabel[2:], 2)]
+    merged = flat_table(batches)
+    table = rows_table(_one_by_one(relabel))
+    assert merged.schema == table.schema and merged.to_pylist() == table.to_pylist()
+    assert merged.column("p").to_pylist() == ["0", "0.005", "1%"]

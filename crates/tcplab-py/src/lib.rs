@@ -475,18 +475,19 @@ fn run_many<'py>(
     })
 }
 
-/// Run many scenarios like `run_many`, and return their summaries as columns: `(names,
-/// columns)`, where `names` lists every flat summary column of any run (`flatten_summary`'s
-/// names, in first-seen order) and `columns[i]` holds column `names[i]` for each run, in input
-/// order, missing where a run has no such column. A run that failed has only the column
-/// `error`: `"<ExceptionClass>: <message>"`. A column is one of
-/// - `("i8", data, valid)` or `("f8", data, valid)`: little-endian int64 or float64 values in
-///   `bytes`, and `valid` the Arrow validity bitmap (`bytes`, bit i of byte i/8 set where run i
-///   has a value) or `None` when every run has one; integers beside floats are floats, as
-///   Arrow reads such a list;
+/// Run many scenarios like `run_many`, and return their summaries as columns (see
+/// `tcplab_sim::flat`): `(names, columns, layouts, run_layouts)`. `names` lists every flat
+/// summary column of any run, in first-seen order; `columns[i]` holds column `names[i]` for each
+/// run, in input order, missing where a run has no such column. A run that failed has only the
+/// column `error`: `"<ExceptionClass>: <message>"`. `layouts` are the distinct lists of column
+/// indices the runs have, each in the run's own order, and `run_layouts[r]` is run r's (-1 for
+/// a failed run). A column is one of
+/// - `("i8", data, valid)` or `("f8", data, valid)`: every value present an int64 or a float,
+///   little-endian in `bytes`, with `valid` the Arrow validity bitmap (`bytes`, bit i of byte
+///   i/8 set where run i has a value) or `None` when every run has one;
 /// - `("null",)`: no run has a value;
-/// - `("list", values)`: anything else (text, booleans), one Python object per run, `None`
-///   where missing.
+/// - `("list", values)`: anything else (text, booleans, integers beside floats), one Python
+///   object per run, `None` where missing.
 ///
 /// A sweep of thousands of small runs spends its time here, not in one `json.loads`, one
 /// flattening and one dict per run in Python: the flattening is done on the worker threads and
@@ -565,11 +566,16 @@ fn run_many_flat<'py>(
             };
             columns.append(item)?;
         }
+        let (lists, of_run) = table.layouts();
+        let lists = PyList::new_bound(py, lists.iter().map(|l| PyList::new_bound(py, l)));
+        let of_run = PyList::new_bound(py, of_run.iter().map(|l| l.map_or(-1, |l| l as i64)));
         Ok(PyTuple::new_bound(
             py,
             [
                 PyList::new_bound(py, &table.names).into_any(),
                 columns.into_any(),
+                lists.into_any(),
+                of_run.into_any(),
             ],
         ))
     })

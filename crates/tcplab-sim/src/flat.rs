@@ -1,19 +1,17 @@
-//! Run summaries as flat columns: the names a results table (the sweep store's `runs`) gives
-//! the nested summary, and many runs' summaries assembled column by column.
-//!
-//! The flattening is `tcplab.frames.flatten_summary`'s, name for name and in the same order.
-//! It is done here so that a sweep of thousands of small runs flattens them on the worker
-//! threads, and hands its numbers to Python as typed buffers rather than one object per value.
+//! Run summaries as flat columns: one name per scalar of the nested summary, and many runs'
+//! summaries assembled column by column, numbers in typed columns. A results table (the sweep
+//! store's `runs`) has a column per name; building it here lets a sweep of thousands of small
+//! runs flatten them on its worker threads and hand numbers over as whole columns.
 
 use serde_json::Value;
 
 /// The summary as flat columns, in order: the top-level scalars, then `apps.<name>.<key>`,
 /// `connections.<name>.<key>` and `connections.<name>.<end>.<key>`, then
-/// `links.<name>.<ab|ba>.<key>`. A results table (the sweep store's `runs`) has one column per
-/// name. It is the flattening of `tcplab.frames.flatten_summary`, name for name and in the same
-/// order, done here so that a sweep of thousands of runs flattens them on the worker threads.
-/// A name given twice keeps its first place and takes the later value. Values are the
-/// summary's own, so a flat column is exactly the nested field.
+/// `links.<name>.<ab|ba>.<key>`, each group in the summary's own order (its tables are sorted
+/// by key). A connection's table-valued field (an end's counters) gives `<key>.<field>` names.
+/// An entry's name is its `name` text (`None` when it has none, as an unnamed entry is written
+/// elsewhere in tcplab). A name given twice keeps its first place and takes the later value.
+/// Values are the summary's own, so a flat column is exactly the nested field.
 pub fn flatten_summary(summary: &Value) -> Vec<(String, &Value)> {
     let mut cols: Vec<(String, &Value)> = Vec::new();
     let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -95,7 +93,8 @@ fn entries(list: Option<&Value>) -> impl Iterator<Item = &serde_json::Map<String
         .filter_map(Value::as_object)
 }
 
-/// An entry's name as Python's `f"{entry.get('name')}"` writes it.
+/// An entry's name in the flat names (see [`flatten_summary`]): its text, or `None`, `True`,
+/// `False` or the JSON text of anything else.
 fn name_of(entry: &serde_json::Map<String, Value>) -> String {
     match entry.get("name") {
         Some(Value::String(s)) => s.clone(),
@@ -210,16 +209,15 @@ pub enum FlatColumn {
         data: Vec<i64>,
         valid: Option<Vec<u8>>,
     },
-    /// Every value present is a number, one at least a float (integers beside floats are
-    /// floats, as Arrow reads such a list; each exactly, for it to be one: |i| <= 2^53).
+    /// Every value present is a float (and `valid` as for `Int`).
     Float {
         data: Vec<f64>,
         valid: Option<Vec<u8>>,
     },
     /// No run has a value (or every value is null).
     Null,
-    /// Anything else (text, booleans, integers beyond int64, lists, tables, a mix), `None`
-    /// where a run has no value.
+    /// Anything else (text, booleans, integers beyond int64, integers beside floats, lists,
+    /// tables), `None` where a run has no value.
     Values(Vec<Option<Value>>),
 }
 
@@ -235,6 +233,8 @@ pub struct FlatTable {
     runs: Vec<Result<FlatRun, String>>,
     /// Per column, per run.
     cells: Vec<Vec<Cell>>,
+    /// The column of each name.
+    at: std::collections::HashMap<String, usize>,
 }
 
 /// One value of a [`FlatTable`], small enough to be copied column by column.
@@ -297,7 +297,12 @@ impl FlatTable {
                 }
             }
         }
-        FlatTable { names, runs, cells }
+        FlatTable {
+            names,
+            runs,
+            cells,
+            at,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -321,18 +326,43 @@ impl FlatTable {
         }
     }
 
+    /// The distinct name lists of the runs, as indices into `names` in each run's own order
+    /// (a repeated name once, in its first place), and for each run the index of its list
+    /// (`None` for a failed run, which has only `error`).
+    pub fn layouts(&self) -> (Vec<Vec<usize>>, Vec<Option<usize>>) {
+        let mut lists: Vec<Vec<usize>> = Vec::new();
+        let mut of_run = Vec::with_capacity(self.runs.len());
+        let mut last: Option<usize> = None;
+        for (i, run) in self.runs.iter().enumerate() {
+            let Ok(flat) = run else {
+                of_run.push(None);
+                continue;
+            };
+            let same =
+                matches!(last.map(|j| &self.runs[j]), Some(Ok(prev)) if prev.same_names(flat));
+            if !same {
+                let mut seen = std::collections::HashSet::new();
+                let list = flat
+                    .names()
+                    .map(|n| self.at[n])
+                    .filter(|c| seen.insert(*c))
+                    .collect();
+                lists.push(list);
+            }
+            of_run.push(Some(lists.len() - 1));
+            last = Some(i);
+        }
+        (lists, of_run)
+    }
+
     /// Column `c` (an index into `names`).
     pub fn column(&self, c: usize) -> FlatColumn {
-        const EXACT: u64 = 1 << 53;
         let cells = &self.cells[c];
-        let (mut ints, mut floats, mut present, mut other, mut inexact) = (0, 0, 0, false, false);
+        let (mut ints, mut floats, mut present, mut other) = (0, 0, 0, false);
         for cell in cells {
             match *cell {
                 Cell::Missing | Cell::Null => continue,
-                Cell::Int(i) => {
-                    ints += 1;
-                    inexact |= i.unsigned_abs() > EXACT;
-                }
+                Cell::Int(_) => ints += 1,
                 Cell::Float(_) => floats += 1,
                 Cell::Other { .. } => other = true,
             }
@@ -341,8 +371,7 @@ impl FlatTable {
         if present == 0 {
             return FlatColumn::Null;
         }
-        // Integers beside floats go as floats only if each is exact in one.
-        if other || (ints > 0 && floats > 0 && inexact) {
+        if other || (ints > 0 && floats > 0) {
             return FlatColumn::Values(cells.iter().map(|&cell| self.value(cell)).collect());
         }
         let valid = (present < cells.len()).then(|| {
@@ -356,7 +385,6 @@ impl FlatTable {
         });
         if floats > 0 {
             let data = cells.iter().map(|cell| match *cell {
-                Cell::Int(i) => i as f64,
                 Cell::Float(x) => x,
                 _ => 0.0,
             });
@@ -390,7 +418,7 @@ mod tests {
     fn a_table_types_each_column_and_marks_what_is_missing() {
         let mut rs = runs(&[
             json!({"a": 1, "b": 1.5, "c": "x", "d": null, "apps": [{"name": "f", "t": 2}]}),
-            json!({"a": 2, "b": 2, "c": "y", "d": null}),
+            json!({"a": 2, "b": 2.0, "c": "y", "d": null}),
         ]);
         rs.insert(1, Err("InternalError: boom".to_owned()));
         let t = FlatTable::new(rs);
@@ -428,7 +456,7 @@ mod tests {
     }
 
     #[test]
-    fn a_table_keeps_the_later_of_a_repeated_name_and_big_integers_as_values() {
+    fn a_table_keeps_the_later_of_a_repeated_name_and_mixed_numbers_as_values() {
         let twice = json!({"apps": [{"name": "a", "x": 1}, {"name": "a", "x": 2}]});
         let t = FlatTable::new(runs(&[twice.clone(), twice]));
         assert_eq!(t.names, ["apps.a.x"]);
@@ -439,13 +467,28 @@ mod tests {
                 valid: None
             }
         );
-        let big = FlatTable::new(runs(&[
-            json!({"n": 9_007_199_254_740_993_i64}),
-            json!({"n": 0.5}),
-        ]));
-        assert!(matches!(big.column(0), FlatColumn::Values(_)));
+        let mixed = FlatTable::new(runs(&[json!({"n": 1}), json!({"n": 0.5})]));
+        assert_eq!(
+            mixed.column(0),
+            FlatColumn::Values(vec![Some(json!(1)), Some(json!(0.5))])
+        );
         let huge = FlatTable::new(runs(&[json!({"n": u64::MAX})]));
         assert!(matches!(huge.column(0), FlatColumn::Values(_)));
+    }
+
+    #[test]
+    fn a_table_tells_each_runs_names_in_its_own_order() {
+        let mut rs = runs(&[
+            json!({"b": 1, "a": {"x": 0}, "apps": [{"name": "f", "t": 2}]}),
+            json!({"b": 2, "apps": [{"name": "f", "t": 3}]}),
+            json!({"c": 1.0, "apps": [{"name": "g", "t": 1}, {"name": "g", "t": 2}]}),
+        ]);
+        rs.insert(1, Err("e".to_owned()));
+        let t = FlatTable::new(rs);
+        assert_eq!(t.names, ["b", "apps.f.t", "error", "c", "apps.g.t"]);
+        let (lists, of_run) = t.layouts();
+        assert_eq!(lists, [vec![0, 1], vec![3, 4]]);
+        assert_eq!(of_run, [Some(0), None, Some(0), Some(1)]);
     }
 
     #[test]

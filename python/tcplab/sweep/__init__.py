@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 from tcplab.api import Scenario, ScenarioLike, _as_scenario
 
-from .execute import FlatBatch, Task, execute, flat_row, parse_scheduler
+from .execute import FlatBatch, Task, execute, flat_row, flat_table, parse_scheduler
 from .grid import axis_values, grid_points, parse_seeds
 from .store import Store, StoreError
 
@@ -276,26 +276,27 @@ def run_tasks(
     (default: the store's traces/) before their rows are written."""
     from .store import rows_table
 
-    pending: list[Any] = []  # pyarrow Tables, a batch each
+    batches: list[FlatBatch] = []  # from flat_row
+    rows: list[dict[str, Any]] = []  # from other makers
     last = time.monotonic()
 
     def flush() -> None:
-        if pending:
-            writer.append(_concat(pending))
-            pending.clear()
+        if batches:
+            writer.append(flat_table(batches))
+            batches.clear()
+        if rows:
+            writer.append(rows_table(rows))
+            rows.clear()
 
     def sink(done: Any) -> None:
         nonlocal last
         if isinstance(done, FlatBatch):
-            pending.append(done.table())
+            batches.append(done)
         else:
-            rows = []
             for task, row, kept in done:
                 if kept is not None:
                     (on_kept or writer.save_traces)(task.run_id, kept)
                 rows.append(row)
-            if rows:
-                pending.append(rows_table(rows))
         if time.monotonic() - last >= flush_seconds:
             flush()
             last = time.monotonic()
@@ -312,25 +313,6 @@ def run_tasks(
         )
     finally:
         flush()  # also on Ctrl-C: what finished is kept
-
-
-def _concat(tables: list[Any]) -> Any:
-    """Batches as one table: the columns of all of them (missing ones empty), a column that is
-    all missing in one batch taking the type the others give it."""
-    import pyarrow as pa
-
-    if len(tables) == 1:
-        return tables[0]
-    try:
-        return pa.concat_tables(tables, promote_options="default")
-    except pa.ArrowException:
-        pass
-    try:  # a grid column of ints in one batch and floats in another: floats, as in one list
-        return pa.concat_tables(tables, promote_options="permissive")
-    except pa.ArrowException:  # one column of two types (say int and text): JSON text for it
-        from .store import rows_table
-
-        return rows_table([r for t in tables for r in t.to_pylist()])
 
 
 def rows_of(st: Store, tasks: Sequence[Task]) -> pd.DataFrame:

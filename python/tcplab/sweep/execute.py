@@ -9,6 +9,8 @@ second each locally (so Ctrl-C is noticed within a second) and a few seconds eac
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import math
 import os
@@ -26,6 +28,7 @@ __all__ = [
     "RowMaker",
     "flat_row",
     "FlatBatch",
+    "flat_table",
     "run_batch",
     "execute",
     "parse_scheduler",
@@ -74,70 +77,120 @@ def error_row(task: Task, err: BaseException) -> dict[str, Any]:
 
 @dataclass
 class FlatBatch:
-    """A batch of sweep runs as columns: `columns[i]` holds, for each task in order, the flat
-    summary column `names[i]`, in the forms ``tcplab._core.run_many_flat`` gives (numbers as
-    buffers; a failed run has only ``error``). Its rows are those `flat_row` and `error_row`
-    make one run at a time (the same names in the same order, the same values), without one
-    dict or one Python number per value: a store writes them as one Arrow table. Iterating
-    gives ``(task, row, None)`` like the other makers' batches."""
+    """A batch of sweep runs as ``tcplab._core.run_many_flat`` gives it: the flat summary
+    columns (`names`, `columns`: numbers as buffers), the name lists of the runs (`layouts`)
+    and which each run has (`run_layouts`, -1 for a failed run). Its rows are those `flat_row`
+    and `error_row` make one run at a time: the same keys in the same order, the same values
+    (`row`, and iterating gives ``(task, row, None)`` like the other makers' batches); a store
+    writes a flush of batches as one Arrow table (`flat_table`) without a dict per run."""
 
     tasks: Sequence[Task]
     names: list[str]
     columns: list[tuple[Any, ...]]
+    layouts: list[list[int]]
+    run_layouts: list[int]
 
     def __len__(self) -> int:
         return len(self.tasks)
 
-    def layout(self) -> list[tuple[str, Any]]:
-        """(column, values) in row order: run_id, seed, the grid columns, the summary's (a
-        summary column named like a grid path renamed ``result.<path>`` and put last). Values
-        are a list or, for the summary's columns, a pyarrow Array."""
-        tasks = self.tasks
-        labels = list(dict.fromkeys(k for t in tasks for k in t.labels))
-        out: list[tuple[str, Any]] = [
-            ("run_id", [t.run_id for t in tasks]),
-            ("seed", [t.seed for t in tasks]),  # the task's, as in flat_row
-        ]
-        out += [(k, [t.labels.get(k) for t in tasks]) for k in labels]
-        clash = []
-        for name, column in zip(self.names, self.columns, strict=True):
-            if name in ("run_id", "seed"):
-                continue
-            values = _arrow_of(column, len(tasks))
-            if name in labels:
-                clash.append((f"result.{name}", values))
-            else:
-                out.append((name, values))
-        return out + clash
+    def row_keys(self, i: int) -> list[str]:
+        """The keys of run i's row in `flat_row`'s order: run_id, seed, the grid columns, the
+        summary's, a summary column named like a grid path renamed ``result.<path>`` and put
+        last (in grid order); a failed run's: run_id, seed, the grid columns, error."""
+        labels = list(self.tasks[i].labels)
+        head = ["run_id", "seed", *labels]
+        layout = self.run_layouts[i]
+        if layout < 0:
+            return [*head, "error"]
+        flat = [self.names[c] for c in self.layouts[layout]]
+        taken = {"run_id", "seed", *labels}
+        present = set(flat)
+        clash = [f"result.{k}" for k in labels if k in present]
+        return head + [n for n in flat if n not in taken] + clash
 
-    def table(self) -> Any:
-        """The batch as a pyarrow Table (one column per name of `layout`)."""
-        from tcplab.sweep.store import arrow_table
+    def key_order(self) -> list[str]:
+        """The columns of the batch's rows, in first-seen order over its runs."""
+        order: dict[str, None] = {}
+        seen = set()
+        for i, task in enumerate(self.tasks):
+            shape = (self.run_layouts[i], tuple(task.labels))
+            if shape not in seen:
+                seen.add(shape)
+                order.update(dict.fromkeys(self.row_keys(i)))
+        return list(order)
 
-        return arrow_table(self.layout())
+    @functools.cached_property
+    def _labels(self) -> dict[str, None]:
+        return dict.fromkeys(k for t in self.tasks for k in t.labels)
+
+    def part(self, key: str) -> tuple[Any, ...]:
+        """Column `key` of the batch: ``("list", values)`` or a column of ``run_many_flat``."""
+        n = len(self.tasks)
+        if key == "run_id":
+            return ("list", [t.run_id for t in self.tasks])
+        if key == "seed":  # the task's, as in flat_row
+            return ("list", [t.seed for t in self.tasks])
+        labels = self._labels
+        if key in labels:
+            return ("list", [t.labels.get(key) for t in self.tasks])
+        name = key.removeprefix("result.") if key.removeprefix("result.") in labels else key
+        try:
+            return self.columns[self.names.index(name)]
+        except ValueError:
+            return ("null",) if n else ("list", [])
 
     def __iter__(self) -> Iterator[tuple[Task, dict[str, Any], None]]:
-        layout = [(n, v if isinstance(v, list) else v.to_pylist()) for n, v in self.layout()]
+        values = {k: _python_values(self.part(k), len(self.tasks)) for k in self.key_order()}
         for i, task in enumerate(self.tasks):
-            yield task, {name: values[i] for name, values in layout}, None
+            yield task, {k: values[k][i] for k in self.row_keys(i)}, None
 
 
-def _arrow_of(column: tuple[Any, ...], n: int) -> Any:
-    """A column of ``_core.run_many_flat`` as a pyarrow Array (a list of objects is typed by
-    `tcplab.sweep.store.arrow_column`, as rows are)."""
+def _python_values(part: tuple[Any, ...], n: int) -> list[Any]:
+    """A column of `FlatBatch.part` as Python values (ints and floats as `json.loads` gives)."""
+    kind = part[0]
+    if kind == "list":
+        return list(part[1])
+    if kind == "null":
+        return [None] * n
+    return _typed_array(part, n).to_pylist()
+
+
+def _typed_array(part: tuple[Any, ...], n: int) -> Any:
     import pyarrow as pa
 
-    kind = column[0]
-    if kind in ("i8", "f8"):
-        _, data, valid = column
-        dtype = pa.int64() if kind == "i8" else pa.float64()
-        bitmap = None if valid is None else pa.py_buffer(valid)
-        return pa.Array.from_buffers(dtype, n, [bitmap, pa.py_buffer(data)])
-    if kind == "null":
-        return pa.nulls(n)
+    kind, data, valid = part
+    dtype = pa.int64() if kind == "i8" else pa.float64()
+    bitmap = None if valid is None else pa.py_buffer(valid)
+    return pa.Array.from_buffers(dtype, n, [bitmap, pa.py_buffer(data)])
+
+
+def flat_table(batches: Sequence[FlatBatch]) -> Any:
+    """Batches as one pyarrow Table with the columns, types and values that `rows_table` gives
+    for all their rows (`flat_row`'s) in order: the columns in first-seen order; a column whose
+    values are all int64 (or all floats) in every batch joined as it is, any other typed as one
+    list of its Python values would be (`tcplab.sweep.store.arrow_column`)."""
+    import pyarrow as pa
+
     from tcplab.sweep.store import arrow_column
 
-    return arrow_column(column[1])
+    order: dict[str, None] = {}
+    for b in batches:
+        order.update(dict.fromkeys(b.key_order()))
+    names, arrays = [], []
+    for key in order:
+        parts = [(b.part(key), len(b)) for b in batches]
+        kinds = {p[0] for p, _ in parts} - {"null"}
+        if kinds <= {"i8"} or kinds <= {"f8"}:
+            dtype = pa.int64() if kinds == {"i8"} else pa.float64() if kinds else pa.null()
+            chunks = [
+                pa.nulls(n, dtype) if p[0] == "null" else _typed_array(p, n) for p, n in parts
+            ]
+            array = pa.concat_arrays(chunks) if chunks else pa.nulls(0)
+        else:
+            array = arrow_column([v for p, n in parts for v in _python_values(p, n)])
+        names.append(key)
+        arrays.append(array)
+    return pa.table(arrays, names=names)
 
 
 def run_batch(
@@ -148,8 +201,7 @@ def run_batch(
     `flat_row` the rows come as one `FlatBatch`, flattened in the core."""
     scenarios = [t.scenario for t in tasks]
     if maker is flat_row:
-        names, columns = _core.run_many_flat(scenarios, jobs)
-        return FlatBatch(tasks, names, columns)
+        return FlatBatch(tasks, *_core.run_many_flat(scenarios, jobs))
     outputs = _core.run_many(scenarios, jobs)
     done: list[tuple[dict, Any]] = []
     for task, out in zip(tasks, outputs, strict=True):
@@ -161,9 +213,9 @@ def run_batch(
 
 
 def _finished(batch: Sequence[Task], done: list[tuple[dict, Any]] | FlatBatch) -> Any:
-    """What a sink receives: the FlatBatch itself, or (task, row, kept) triples."""
+    """What a sink receives: the FlatBatch (with its tasks), or (task, row, kept) triples."""
     if isinstance(done, FlatBatch):
-        return done
+        return dataclasses.replace(done, tasks=batch)
     return [(t, row, kept) for t, (row, kept) in zip(batch, done, strict=True)]
 
 
@@ -363,7 +415,10 @@ def _execute_here(
 
 def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]] | FlatBatch:
     # One run at a time per Dask thread: the cluster's threads and processes are the pool.
-    return run_batch(maker, tasks, 1)
+    done = run_batch(maker, tasks, 1)
+    if isinstance(done, FlatBatch):  # the client has the tasks (scenarios and all): not sent back
+        return dataclasses.replace(done, tasks=())
+    return done
 
 
 def _execute_dask(
