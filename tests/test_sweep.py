@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import tcplab
 from tcplab import errors
-from tcplab.sweep import Store, StoreError, Sweep
+from tcplab.sweep import Store, StoreError, Sweep, run_id
 from tcplab.sweep.grid import grid_points, parse_axis, parse_seeds, parse_values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,6 +178,8 @@ def test_run_ids_are_stable_and_ignore_the_output_switches(tmp_path):
     ).tasks()
     assert [t.run_id for t in a] == [t.run_id for t in b]
     assert len({t.run_id for t in a}) == 8
+    key = Sweep(EXAMPLE, grid={}, seeds=[1]).base_key
+    assert Sweep(EXAMPLE, grid={}, seeds=[7]).tasks()[0].run_id == run_id(key, 7)
 
 
 def test_the_sweep_table_of_a_scenario_file(tmp_path):
