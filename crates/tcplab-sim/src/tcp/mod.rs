@@ -380,6 +380,11 @@ pub struct Endpoint {
     unread: f64,
     unread_at: SimTime,
     last_adv_wnd: u64,
+    /// `(RCV.NXT, window field)` of the last ACK sent by a receiver whose window depends on
+    /// RCV.NXT alone (no read rate, no autotuning): an ACK with the same RCV.NXT advertises
+    /// the same field, which `advertise_window` would only compute again (a sender's data
+    /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
+    adv_memo: (u64, u32),
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
     /// mode was entered (on the connection's first data).
@@ -531,6 +536,7 @@ impl Endpoint {
             unread: 0.0,
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
+            adv_memo: (u64::MAX, 0),
             delack_count: 0,
             quick_acks_left: 0,
             quick_acks_started: false,
@@ -670,10 +676,22 @@ impl Endpoint {
         let p = ctx.out.last_mut().expect("just pushed");
         if flags & ACK != 0 {
             p.ack = self.rcv_nxt;
-            let wnd = self.advertise_window(now);
-            let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
-            p.wnd = (wnd >> shift).min(65_535) as u32;
-            self.last_adv_wnd = (p.wnd as u64) << shift;
+            if flags & SYN == 0 && self.adv_memo.0 == self.rcv_nxt {
+                // `advertise_window` gives the same for the same RCV.NXT (it only moves the
+                // right edge when RCV.NXT moves), and `last_adv_wnd` holds it already.
+                p.wnd = self.adv_memo.1;
+            } else {
+                let wnd = self.advertise_window(now);
+                let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
+                p.wnd = (wnd >> shift).min(65_535) as u32;
+                self.last_adv_wnd = (p.wnd as u64) << shift;
+                let fixed = self.cfg.rcv_read_rate.is_none() && self.tune.is_none();
+                self.adv_memo = if flags & SYN == 0 && fixed {
+                    (self.rcv_nxt, p.wnd)
+                } else {
+                    (u64::MAX, 0)
+                };
+            }
             self.last_ack_sent = self.rcv_nxt;
             self.delack_count = 0;
             self.timers[TimerKind::DelAck as usize].cancel();
@@ -1224,6 +1242,7 @@ impl Endpoint {
     }
 
     fn accept_syn(&mut self, p: &Packet) {
+        self.adv_memo = (u64::MAX, 0); // the window scale and the MSS are settled here
         self.rcv_nxt = p.seq + 1;
         self.last_ack_sent = self.rcv_nxt;
         self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535 << self.own_wscale);
