@@ -314,6 +314,10 @@ pub struct Endpoint {
     cc_sends: bool,
     /// The congestion control may pace (`CongestionControl::paces`).
     cc_paces: bool,
+    /// None of ns-2's window rules, pacing, the congestion control's per-send hook or the
+    /// plug-in's timers: outside recovery the send loop takes its copy without their tests
+    /// (`send_loop_as`).
+    plain_sends: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -492,6 +496,7 @@ impl Endpoint {
             cc_heard: false,
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
+            plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -800,10 +805,27 @@ impl Endpoint {
     /// data segment).
     #[inline(always)]
     fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
+        self.send_segment_as::<false>(start, end, fin, tx_count, ctx);
+    }
+
+    /// `send_segment`; with `PLAIN` (`send_loop_as`) without the tests for the congestion
+    /// control's per-send hook, PRR and pacing.
+    #[inline(always)]
+    fn send_segment_as<const PLAIN: bool>(
+        &mut self,
+        start: u64,
+        end: u64,
+        fin: bool,
+        tx_count: u32,
+        ctx: &mut Ctx,
+    ) {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
         self.emit(ctx);
+        if PLAIN {
+            return;
+        }
         if self.cc_sends {
             self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
         }
@@ -2132,6 +2154,21 @@ impl Endpoint {
     }
 
     fn send_loop(&mut self, ctx: &mut Ctx) {
+        // Tested once per pass: nothing in the loop enters or leaves recovery.
+        if self.plain_sends && !self.in_recovery && self.prr.is_none() && self.sack1_pipe.is_none()
+        {
+            self.send_loop_as::<true>(ctx)
+        } else {
+            self.send_loop_as::<false>(ctx)
+        }
+    }
+
+    /// The send loop, compiled twice: with `PLAIN` (`plain_sends`, outside recovery, no PRR
+    /// and no ns-2 Sack1 pipe) without the tests for recovery, ns-2's window rules and burst
+    /// limit, pacing, the per-send hooks and the plug-in's timers, each of which would be
+    /// made for every segment sent.
+    #[inline(always)]
+    fn send_loop_as<const PLAIN: bool>(&mut self, ctx: &mut Ctx) {
         if !self.can_send_data() || self.aborted {
             return;
         }
@@ -2146,17 +2183,21 @@ impl Endpoint {
             }
             return self.end_pass(sent_before, ctx);
         }
-        let nr_burst = self.ns2.newreno && self.in_recovery;
+        let nr_burst = !PLAIN && self.ns2.newreno && self.in_recovery;
         loop {
             if nr_burst && self.stats.segments_sent >= sent_before + 2 {
                 // ns-2 NewRenoTcpAgent::recv: send_much(0, 0, 2) while dupacks_ >= numdupacks_.
                 break;
             }
-            let mut pipe = self.pipe(ctx.now);
+            let mut pipe = if PLAIN {
+                self.sb.rfc6675_pipe() // `pipe` outside recovery
+            } else {
+                self.pipe(ctx.now)
+            };
             let mut cwnd = self.ccs.cwnd + self.limited_transmit_room;
             // ns-2's window rules (one branch when they are off).
             let mut send_one_edge = None;
-            if self.ns2.window_rules {
+            if !PLAIN && self.ns2.window_rules {
                 (pipe, cwnd, send_one_edge) = self.ns2_window(pipe, cwnd);
             }
             if let Some(i) = self.sb.next_lost() {
@@ -2200,13 +2241,13 @@ impl Endpoint {
                 if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 && self.nagle_holds() {
                     break;
                 }
-                if pipe + len > cwnd || self.paced(ctx) {
+                if pipe + len > cwnd || (!PLAIN && self.paced(ctx)) {
                     break;
                 }
                 if send_one_edge.is_some_and(|e| pipe + len > e) && !self.take_send_one() {
                     break;
                 }
-                self.send_new(len, false, ctx);
+                self.send_new_as::<PLAIN>(len, false, ctx);
                 continue;
             }
             if self.app_closed
@@ -2218,7 +2259,7 @@ impl Endpoint {
                 self.send_fin(ctx);
                 continue;
             }
-            if self.next_seg(pipe, cwnd, ctx) {
+            if !PLAIN && self.next_seg(pipe, cwnd, ctx) {
                 continue;
             }
             // Nothing left to send although the window has room: the application limits us
@@ -2291,6 +2332,13 @@ impl Endpoint {
     /// Inlined into the send loop (2,287 -> 2,260 instructions per data segment).
     #[inline(always)]
     fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
+        self.send_new_as::<false>(len, probe, ctx);
+    }
+
+    /// `send_new`; with `PLAIN` (`send_loop_as`) without the tests for the ns-2 Sack1 pipe,
+    /// the per-send hooks and the plug-in's timers.
+    #[inline(always)]
+    fn send_new_as<const PLAIN: bool>(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + len;
         let tx = self.tx_stamp(ctx.now);
@@ -2299,18 +2347,18 @@ impl Endpoint {
         if len < self.eff_mss {
             self.snd_sml = end;
         }
-        if let Some(pp) = self.sack1_pipe.as_mut() {
+        if let Some(pp) = self.sack1_pipe.as_mut().filter(|_| !PLAIN) {
             *pp += 1;
         }
         if self.rtt_timing.is_none() && !self.ts_ok {
             self.rtt_timing = Some((end, ctx.now));
         }
-        self.send_segment(start, end, false, 1, ctx);
+        self.send_segment_as::<PLAIN>(start, end, false, 1, ctx);
         // RFC 6298 5.1: start the timer if it is not running.
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
-        if !probe && self.rec_timers {
+        if !PLAIN && !probe && self.rec_timers {
             let v = self.view(ctx.now);
             self.rec.on_transmit(&v, &self.sb, true);
         }
