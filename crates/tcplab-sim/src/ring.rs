@@ -12,6 +12,9 @@ pub struct Ring<T> {
     /// Position of the first item.
     head: usize,
     len: usize,
+    /// The number of slots less one (a position is masked with it): kept, not computed from
+    /// the slots at every access.
+    mask: usize,
 }
 
 impl<T: Copy + Default> Default for Ring<T> {
@@ -20,6 +23,7 @@ impl<T: Copy + Default> Default for Ring<T> {
             buf: Vec::new(),
             head: 0,
             len: 0,
+            mask: 0,
         }
     }
 }
@@ -37,7 +41,7 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        (self.head + i) & (self.buf.len() - 1)
+        (self.head + i) & self.mask
     }
 
     /// The item `i` places behind the first, if there is one.
@@ -81,7 +85,7 @@ impl<T: Copy + Default> Ring<T> {
             return None;
         }
         let x = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         Some(x)
     }
@@ -96,6 +100,7 @@ impl<T: Copy + Default> Ring<T> {
         buf.resize(cap, T::default());
         self.buf = buf;
         self.head = 0;
+        self.mask = cap - 1;
     }
 }
 
