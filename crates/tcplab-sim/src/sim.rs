@@ -66,8 +66,10 @@ struct World {
     q: EventQueue,
     out: Vec<Packet>,
     uid: u64,
-    events: Option<EventLog>,
-    packets: Option<PacketLog>,
+    /// Boxed, so that the endpoints' context takes each as a pointer, not by testing which
+    /// variant the option is (a context is made for every segment delivered).
+    events: Option<Box<EventLog>>,
+    packets: Option<Box<PacketLog>>,
 }
 
 impl World {
@@ -77,8 +79,8 @@ impl World {
             q: &mut self.q,
             out: &mut self.out,
             next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
+            events: self.events.as_deref_mut(),
+            packets: self.packets.as_deref_mut(),
         }
     }
 }
@@ -227,10 +229,10 @@ impl<'s> Sim<'s> {
                 uid: 0,
                 events: out
                     .events
-                    .then(|| EventLog::with_cap(Cap::new(out.max_rows))),
+                    .then(|| Box::new(EventLog::with_cap(Cap::new(out.max_rows)))),
                 packets: out
                     .packets
-                    .then(|| PacketLog::with_cap(Cap::new(out.max_rows))),
+                    .then(|| Box::new(PacketLog::with_cap(Cap::new(out.max_rows)))),
             },
             routes,
             node_hop: vec![(u32::MAX, NO_ROUTE); sc.nodes.len()],
