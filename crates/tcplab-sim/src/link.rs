@@ -48,6 +48,15 @@ impl Framing {
             Framing::None => ip_bytes,
         }
     }
+    /// `(least IP bytes, overhead)` such that a frame of `ip` IP bytes takes
+    /// `ip.max(least) + overhead` bytes on the wire (`wire_bytes`).
+    fn wire_rule(self) -> (u32, u32) {
+        match self {
+            Framing::Ethernet => (46, 8 + 14 + 4 + 12),
+            Framing::Ppp => (0, 8),
+            Framing::None => (0, 0),
+        }
+    }
     /// Bytes exposed to bit errors: the frame from header to FCS (no preamble or gap).
     #[inline]
     pub fn exposed_bytes(self, ip_bytes: u32) -> u32 {
@@ -117,7 +126,11 @@ pub struct LinkDir {
     pub rate_bps: u64,
     pub delay: Dur,
     pub mtu: u32,
-    pub framing: Framing,
+    /// Private: `wire_rule` is read from it.
+    framing: Framing,
+    /// `Framing::wire_rule` of `framing`: a frame's size on the wire without a match on the
+    /// framing for every frame offered.
+    wire_rule: (u32, u32),
     pub queue_limit: QueueLimit,
     /// Private: `plain` depends on it.
     err: ErrorModel,
@@ -180,6 +193,7 @@ impl LinkDir {
             delay,
             mtu,
             framing,
+            wire_rule: framing.wire_rule(),
             queue_limit,
             err,
             stats: LinkStats::default(),
@@ -351,7 +365,7 @@ impl LinkDir {
         }
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
-        let wire = self.framing.wire_bytes(ip);
+        let wire = ip.max(self.wire_rule.0) + self.wire_rule.1; // `framing.wire_bytes(ip)`
         let busy = self.busy_until > now;
         if busy {
             self.expire_waiting(now);
@@ -621,6 +635,12 @@ mod tests {
 
     #[test]
     fn ethernet_framing_sizes() {
+        for f in [Framing::Ethernet, Framing::Ppp, Framing::None] {
+            let (least, overhead) = f.wire_rule();
+            for ip in [0, 20, 40, 45, 46, 47, 1500] {
+                assert_eq!(ip.max(least) + overhead, f.wire_bytes(ip));
+            }
+        }
         assert_eq!(Framing::Ethernet.wire_bytes(1500), 1538);
         assert_eq!(Framing::Ethernet.wire_bytes(40), 84); // padded to the 64-byte minimum
         assert_eq!(Framing::Ethernet.exposed_bytes(1500), 1518);
