@@ -875,17 +875,25 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ timers
 
+    /// Inlined: most re-arms only move the deadline (a timer's queue entry is kept while it
+    /// is due no later), and the queue is reached, out of line, only when one is needed.
+    #[inline(always)]
     fn arm(&mut self, kind: TimerKind, at: SimTime, ctx: &mut Ctx) {
         if let Some(t) = self.timers[kind as usize].arm(at) {
-            ctx.q.schedule(
-                t,
-                Event::Timer {
-                    conn: self.conn,
-                    end: self.end,
-                    kind,
-                },
-            );
+            self.schedule_timer(kind, t, ctx);
         }
+    }
+
+    #[inline(never)]
+    fn schedule_timer(&self, kind: TimerKind, t: SimTime, ctx: &mut Ctx) {
+        ctx.q.schedule(
+            t,
+            Event::Timer {
+                conn: self.conn,
+                end: self.end,
+                kind,
+            },
+        );
     }
 
     fn restart_rto(&mut self, ctx: &mut Ctx) {
