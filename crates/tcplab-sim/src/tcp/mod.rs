@@ -749,17 +749,21 @@ impl Endpoint {
     }
 
     /// Count and log the packet `base_packet` appended last.
-    fn emit(&mut self, ctx: &mut Ctx) {
-        let p = ctx.out.last().expect("base_packet appended it");
+    /// (`flags` and `len` are the packet's, given by the caller, which knows them: the
+    /// counts need not read the packet back.)
+    #[inline(always)]
+    fn emit(&mut self, flags: u8, len: u32, ctx: &mut Ctx) {
         self.stats.segments_sent += 1;
-        if p.len > 0 {
+        if len > 0 {
             self.stats.data_segments_sent += 1;
-            self.stats.bytes_sent += p.len as u64;
+            self.stats.bytes_sent += len as u64;
         }
-        if p.flags == ACK && p.len == 0 {
+        if flags == ACK && len == 0 {
             self.stats.acks_sent += 1;
         }
         if let Some(pl) = ctx.packets.as_deref_mut() {
+            let p = ctx.out.last().expect("base_packet appended it");
+            debug_assert_eq!((p.flags, p.len), (flags, len));
             pl.push(ctx.now, "send", "", p);
         }
     }
@@ -789,7 +793,7 @@ impl Endpoint {
         if retransmission {
             p.tx_count = 1 + self.stats.syn_retransmissions as u32;
         }
-        self.emit(ctx);
+        self.emit(flags, 0, ctx);
         self.syn_sent_at = ctx.now;
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
@@ -797,7 +801,7 @@ impl Endpoint {
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
         self.base_packet(ACK, self.snd_max, 0, ctx);
-        self.emit(ctx);
+        self.emit(ACK, 0, ctx);
     }
 
     /// Send one segment of `[start, end)` (`fin`: the FIN is its last sequence number). Inlined
@@ -822,7 +826,7 @@ impl Endpoint {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
-        self.emit(ctx);
+        self.emit(flags, len, ctx);
         if PLAIN {
             return;
         }
