@@ -318,6 +318,10 @@ pub struct Endpoint {
     /// plug-in's timers: outside recovery the send loop takes its copy without their tests
     /// (`send_loop_as`).
     plain_sends: bool,
+    /// Neither plug-in timers nor a congestion control that hears every ACK: an ACK field
+    /// that acknowledges nothing with nothing in flight needs no bookkeeping (`process_ack`).
+    /// One flag for the two, tested on every segment a receiver gets.
+    quiet_acks: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -497,6 +501,7 @@ impl Endpoint {
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
             plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
+            quiet_acks: !rec.time_based() && !cc.hears_every_ack(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -1450,8 +1455,7 @@ impl Endpoint {
             && ack == self.snd_max
             && p.n_sack == 0
             && !self.in_recovery
-            && !self.rec_timers
-            && !self.cc_delivery
+            && self.quiet_acks
         {
             // Nothing in flight and nothing reported (the ACK field of a receiver's data
             // segments): what the general path below does then, without its bookkeeping. No
