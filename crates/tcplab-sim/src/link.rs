@@ -585,6 +585,14 @@ impl LinkDir {
         Some(f)
     }
 
+    /// Remove the head frame, which its caller read in place and found intact (so there is
+    /// nothing to count): `take_head` without the test of the frame and without moving it.
+    #[inline]
+    pub fn drop_intact_head(&mut self) {
+        debug_assert!(self.head().is_some_and(|f| !f.corrupted));
+        self.in_flight.drop_front();
+    }
+
     /// The head frame (the next to arrive), if any.
     #[inline]
     pub fn head(&self) -> Option<&InFlight> {

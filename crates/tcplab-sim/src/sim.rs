@@ -340,7 +340,7 @@ impl<'s> Sim<'s> {
             }
             let mut ctx = self.w.ctx();
             self.conns[conn].ends[end].on_segment(&head.pkt, &mut ctx);
-            self.dirs[dir].take_head();
+            self.dirs[dir].drop_intact_head();
             self.after_inline(conn);
             return;
         }
@@ -381,7 +381,8 @@ impl<'s> Sim<'s> {
     /// The head frame of `dir` reaches a node that passes it on to direction `next` (not
     /// `dir`): it is offered to `next` straight from `dir`'s FIFO, not copied out, with the
     /// events in the order of the general path of `on_deliver` (which takes the head first:
-    /// taking it later changes nothing, `next` being another direction).
+    /// taking it later changes nothing, `next` being another direction). The caller found
+    /// the frame intact.
     #[inline(never)]
     fn pass_on(&mut self, dir: usize, next: u32) {
         let [from, to] = self
@@ -397,10 +398,10 @@ impl<'s> Sim<'s> {
         let offer = to.offer(now, p);
         if offer == Offer::QueueDrop {
             let p = *p;
-            from.take_head();
+            from.drop_intact_head();
             self.log_queue_drop(now, next, &p);
         } else {
-            from.take_head();
+            from.drop_intact_head();
             self.offered(next, offer, codel);
         }
     }
