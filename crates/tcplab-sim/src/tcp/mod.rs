@@ -964,10 +964,18 @@ impl Endpoint {
     }
 
     /// Make the engine's reordering and probe timers follow the loss-recovery plug-in's.
+    /// Inlined, the work out of line: it is called after every send pass, and most plug-ins
+    /// have no timers.
+    #[inline(always)]
     fn sync_rec_timers(&mut self, ctx: &mut Ctx) {
         if self.aborted || !self.rec_timers {
             return;
         }
+        self.follow_rec_timers(ctx);
+    }
+
+    #[inline(never)]
+    fn follow_rec_timers(&mut self, ctx: &mut Ctx) {
         for (kind, want) in [
             (TimerKind::Reorder, self.rec.reorder_deadline()),
             (TimerKind::Probe, self.rec.probe_deadline()),
