@@ -170,6 +170,11 @@ impl ErrorModel {
             self.frame_index += 1;
             return false;
         }
+        if let ErrorModelConfig::Law(Law::Per(p)) = self.cfg {
+            // The common lossy model, in line: `decide`'s draw and comparison for it.
+            self.frame_index += 1;
+            return uniform(&mut self.rng) < p;
+        }
         self.decide(frame)
     }
 
