@@ -293,6 +293,12 @@ impl<'s> Sim<'s> {
             {
                 return Err(SimError::Cancelled);
             }
+            if let Event::LinkDeliver { dir } = ev {
+                // Most events: one test, not the dispatch below.
+                self.last_active = t;
+                self.on_deliver(dir as usize);
+                continue;
+            }
             let active = match ev {
                 Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
                 _ => true,
