@@ -288,7 +288,7 @@ impl<'s> Sim<'s> {
             }
             // Every 1,024 events, by the queue's own count (a counter of the loop's would be
             // one more variable kept on the stack and updated per event).
-            if self.w.q.executed() % CANCEL_CHECK_EVERY == 0
+            if self.w.q.executed().is_multiple_of(CANCEL_CHECK_EVERY)
                 && cancel.is_some_and(|c| c.load(Ordering::Relaxed))
             {
                 return Err(SimError::Cancelled);
