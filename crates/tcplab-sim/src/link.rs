@@ -48,6 +48,15 @@ impl Framing {
             Framing::None => ip_bytes,
         }
     }
+    /// `(least IP bytes, overhead)` such that a frame of `ip` IP bytes takes
+    /// `ip.max(least) + overhead` bytes on the wire (`wire_bytes`).
+    fn wire_rule(self) -> (u32, u32) {
+        match self {
+            Framing::Ethernet => (46, 8 + 14 + 4 + 12),
+            Framing::Ppp => (0, 8),
+            Framing::None => (0, 0),
+        }
+    }
     /// Bytes exposed to bit errors: the frame from header to FCS (no preamble or gap).
     #[inline]
     pub fn exposed_bytes(self, ip_bytes: u32) -> u32 {
@@ -81,7 +90,6 @@ pub struct LinkStats {
     pub frames_dropped_early: u64,
     pub frames_dropped_forced: u64,
     pub bytes_on_wire: u64,
-    pub ip_bytes_delivered: u64,
     pub busy_ns: u64,
     pub queue_delay_ns_sum: u64,
     pub queue_delay_ns_max: u64,
@@ -118,7 +126,11 @@ pub struct LinkDir {
     pub rate_bps: u64,
     pub delay: Dur,
     pub mtu: u32,
-    pub framing: Framing,
+    /// Private: `wire_rule` is read from it.
+    framing: Framing,
+    /// `Framing::wire_rule` of `framing`: a frame's size on the wire without a match on the
+    /// framing for every frame offered.
+    wire_rule: (u32, u32),
     pub queue_limit: QueueLimit,
     /// Private: `plain` depends on it.
     err: ErrorModel,
@@ -181,6 +193,7 @@ impl LinkDir {
             delay,
             mtu,
             framing,
+            wire_rule: framing.wire_rule(),
             queue_limit,
             err,
             stats: LinkStats::default(),
@@ -352,7 +365,7 @@ impl LinkDir {
         }
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
-        let wire = self.framing.wire_bytes(ip);
+        let wire = ip.max(self.wire_rule.0) + self.wire_rule.1; // `framing.wire_bytes(ip)`
         let busy = self.busy_until > now;
         if busy {
             self.expire_waiting(now);
@@ -563,13 +576,21 @@ impl LinkDir {
     #[inline]
     pub fn take_head(&mut self) -> Option<InFlight> {
         let f = self.in_flight.pop_front()?;
+        // (No count of the bytes delivered: nothing read it, and it cost a size computation
+        // per frame and hop.)
         if f.corrupted {
             self.stats.frames_dropped_error += 1;
             self.stats.data_frames_dropped_error += u64::from(f.pkt.len > 0);
-        } else {
-            self.stats.ip_bytes_delivered += f.pkt.ip_bytes() as u64;
         }
         Some(f)
+    }
+
+    /// Remove the head frame, which its caller read in place and found intact (so there is
+    /// nothing to count): `take_head` without the test of the frame and without moving it.
+    #[inline]
+    pub fn drop_intact_head(&mut self) {
+        debug_assert!(self.head().is_some_and(|f| !f.corrupted));
+        self.in_flight.drop_front();
     }
 
     /// The head frame (the next to arrive), if any.
@@ -622,6 +643,12 @@ mod tests {
 
     #[test]
     fn ethernet_framing_sizes() {
+        for f in [Framing::Ethernet, Framing::Ppp, Framing::None] {
+            let (least, overhead) = f.wire_rule();
+            for ip in [0, 20, 40, 45, 46, 47, 1500] {
+                assert_eq!(ip.max(least) + overhead, f.wire_bytes(ip));
+            }
+        }
         assert_eq!(Framing::Ethernet.wire_bytes(1500), 1538);
         assert_eq!(Framing::Ethernet.wire_bytes(40), 84); // padded to the 64-byte minimum
         assert_eq!(Framing::Ethernet.exposed_bytes(1500), 1518);

@@ -132,11 +132,14 @@ impl ErrorModel {
         self.bad
     }
 
+    /// The frame's loss probability under `law`; `bytes` (its exposed bytes) is asked for
+    /// only if the law depends on the size (not a PER).
     #[inline]
-    fn prob(&mut self, law: Law, bytes: u32) -> f64 {
+    fn prob(&mut self, law: Law, bytes: impl FnOnce() -> u32) -> f64 {
         if let Law::Per(p) = law {
             return p;
         }
+        let bytes = bytes();
         match self.cache {
             Some((l, b, p)) if l == law && b == bytes => p,
             _ => {
@@ -159,19 +162,31 @@ impl ErrorModel {
         self.frame_index += 1;
     }
 
-    /// As [`ErrorModel::corrupts`], describing the frame only if the model may corrupt it.
+    /// As [`ErrorModel::corrupts`], describing the frame only if the model needs it: it may
+    /// corrupt frames and its decision depends on their size or identity (not a PER).
     #[inline]
     pub fn corrupts_frame(&mut self, frame: impl FnOnce() -> FrameInfo) -> bool {
         if self.lossless {
             self.frame_index += 1;
             return false;
         }
-        self.corrupts(&frame())
+        if let ErrorModelConfig::Law(Law::Per(p)) = self.cfg {
+            // The common lossy model, in line: `decide`'s draw and comparison for it.
+            self.frame_index += 1;
+            return uniform(&mut self.rng) < p;
+        }
+        self.decide(frame)
     }
 
     /// Decide the fate of the next frame. Returns true if it is corrupted (lost).
     #[inline]
     pub fn corrupts(&mut self, frame: &FrameInfo) -> bool {
+        self.decide(|| *frame)
+    }
+
+    /// `corrupts`, with the frame described by `frame` when (if) the decision needs it.
+    #[inline]
+    fn decide(&mut self, frame: impl FnOnce() -> FrameInfo) -> bool {
         let idx = self.frame_index;
         self.frame_index += 1;
         match &self.cfg {
@@ -179,7 +194,7 @@ impl ErrorModel {
             ErrorModelConfig::Law(law) => {
                 let law = *law;
                 let u = uniform(&mut self.rng);
-                u < self.prob(law, frame.exposed_bytes)
+                u < self.prob(law, || frame().exposed_bytes)
             }
             ErrorModelConfig::GilbertElliott {
                 good,
@@ -194,7 +209,7 @@ impl ErrorModel {
                     *p_bad_to_good,
                 );
                 let u = uniform(&mut self.rng);
-                let lost = u < self.prob(law, frame.exposed_bytes);
+                let lost = u < self.prob(law, || frame().exposed_bytes);
                 let v = uniform(&mut self.rng);
                 self.bad = if self.bad { v >= pbg } else { v < pgb };
                 lost
@@ -206,7 +221,7 @@ impl ErrorModel {
                 if self.list_pos < frames.len() && frames[self.list_pos] == idx {
                     return true;
                 }
-                match frame.tcp {
+                match frame().tcp {
                     Some(seg) => segments.contains(&seg),
                     None => false,
                 }

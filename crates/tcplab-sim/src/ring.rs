@@ -12,6 +12,9 @@ pub struct Ring<T> {
     /// Position of the first item.
     head: usize,
     len: usize,
+    /// The number of slots less one (a position is masked with it): kept, not computed from
+    /// the slots at every access.
+    mask: usize,
 }
 
 impl<T: Copy + Default> Default for Ring<T> {
@@ -20,6 +23,7 @@ impl<T: Copy + Default> Default for Ring<T> {
             buf: Vec::new(),
             head: 0,
             len: 0,
+            mask: 0,
         }
     }
 }
@@ -37,7 +41,7 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        (self.head + i) & (self.buf.len() - 1)
+        (self.head + i) & self.mask
     }
 
     /// The item `i` places behind the first, if there is one.
@@ -81,9 +85,18 @@ impl<T: Copy + Default> Ring<T> {
             return None;
         }
         let x = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         Some(x)
+    }
+
+    /// Remove the first item without reading it (its reader looked at it in place).
+    #[inline]
+    pub fn drop_front(&mut self) {
+        if self.len > 0 {
+            self.head = (self.head + 1) & self.mask;
+            self.len -= 1;
+        }
     }
 
     /// Double the slots (at least 8), the items moved to the start in order.
@@ -96,6 +109,7 @@ impl<T: Copy + Default> Ring<T> {
         buf.resize(cap, T::default());
         self.buf = buf;
         self.head = 0;
+        self.mask = cap - 1;
     }
 }
 
@@ -118,7 +132,12 @@ mod tests {
                 r.push_back(k);
                 model.push_back(k);
             } else {
-                assert_eq!(r.pop_front(), model.pop_front());
+                if k % 3 == 0 {
+                    r.drop_front();
+                    model.pop_front();
+                } else {
+                    assert_eq!(r.pop_front(), model.pop_front());
+                }
             }
             assert_eq!(r.len(), model.len());
             assert_eq!(r.is_empty(), model.is_empty());

@@ -66,8 +66,10 @@ struct World {
     q: EventQueue,
     out: Vec<Packet>,
     uid: u64,
-    events: Option<EventLog>,
-    packets: Option<PacketLog>,
+    /// Boxed, so that the endpoints' context takes each as a pointer, not by testing which
+    /// variant the option is (a context is made for every segment delivered).
+    events: Option<Box<EventLog>>,
+    packets: Option<Box<PacketLog>>,
 }
 
 impl World {
@@ -77,8 +79,8 @@ impl World {
             q: &mut self.q,
             out: &mut self.out,
             next_uid: &mut self.uid,
-            events: self.events.as_mut(),
-            packets: self.packets.as_mut(),
+            events: self.events.as_deref_mut(),
+            packets: self.packets.as_deref_mut(),
         }
     }
 }
@@ -227,10 +229,10 @@ impl<'s> Sim<'s> {
                 uid: 0,
                 events: out
                     .events
-                    .then(|| EventLog::with_cap(Cap::new(out.max_rows))),
+                    .then(|| Box::new(EventLog::with_cap(Cap::new(out.max_rows)))),
                 packets: out
                     .packets
-                    .then(|| PacketLog::with_cap(Cap::new(out.max_rows))),
+                    .then(|| Box::new(PacketLog::with_cap(Cap::new(out.max_rows)))),
             },
             routes,
             node_hop: vec![(u32::MAX, NO_ROUTE); sc.nodes.len()],
@@ -279,18 +281,23 @@ impl<'s> Sim<'s> {
         if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
             self.w.q.schedule(SimTime::ZERO + iv, Event::Sample);
         }
-        let mut countdown = CANCEL_CHECK_EVERY;
         while let Some((t, ev)) = self.w.q.pop() {
             if t > self.stop {
                 self.stopped_by_time = true;
                 break;
             }
-            countdown -= 1;
-            if countdown == 0 {
-                countdown = CANCEL_CHECK_EVERY;
-                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                    return Err(SimError::Cancelled);
-                }
+            // Every 1,024 events, by the queue's own count (a counter of the loop's would be
+            // one more variable kept on the stack and updated per event).
+            if self.w.q.executed().is_multiple_of(CANCEL_CHECK_EVERY)
+                && cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            {
+                return Err(SimError::Cancelled);
+            }
+            if let Event::LinkDeliver { dir } = ev {
+                // Most events: one test, not the dispatch below.
+                self.last_active = t;
+                self.on_deliver(dir as usize);
+                continue;
             }
             let active = match ev {
                 Event::Timer { conn, end, kind } => self.on_timer(conn as usize, end, kind),
@@ -339,7 +346,7 @@ impl<'s> Sim<'s> {
             }
             let mut ctx = self.w.ctx();
             self.conns[conn].ends[end].on_segment(&head.pkt, &mut ctx);
-            self.dirs[dir].take_head();
+            self.dirs[dir].drop_intact_head();
             self.after_inline(conn);
             return;
         }
@@ -380,7 +387,8 @@ impl<'s> Sim<'s> {
     /// The head frame of `dir` reaches a node that passes it on to direction `next` (not
     /// `dir`): it is offered to `next` straight from `dir`'s FIFO, not copied out, with the
     /// events in the order of the general path of `on_deliver` (which takes the head first:
-    /// taking it later changes nothing, `next` being another direction).
+    /// taking it later changes nothing, `next` being another direction). The caller found
+    /// the frame intact.
     #[inline(never)]
     fn pass_on(&mut self, dir: usize, next: u32) {
         let [from, to] = self
@@ -396,10 +404,10 @@ impl<'s> Sim<'s> {
         let offer = to.offer(now, p);
         if offer == Offer::QueueDrop {
             let p = *p;
-            from.take_head();
+            from.drop_intact_head();
             self.log_queue_drop(now, next, &p);
         } else {
-            from.take_head();
+            from.drop_intact_head();
             self.offered(next, offer, codel);
         }
     }
@@ -1370,4 +1378,4 @@ fn queue_table(dirs: &[LinkDir], end: SimTime) -> Table {
 }
 
 /// How many events run between two looks at the cancel flag.
-const CANCEL_CHECK_EVERY: u32 = 1024;
+const CANCEL_CHECK_EVERY: u64 = 1024;

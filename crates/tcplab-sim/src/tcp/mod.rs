@@ -314,6 +314,14 @@ pub struct Endpoint {
     cc_sends: bool,
     /// The congestion control may pace (`CongestionControl::paces`).
     cc_paces: bool,
+    /// None of ns-2's window rules, pacing, the congestion control's per-send hook or the
+    /// plug-in's timers: outside recovery the send loop takes its copy without their tests
+    /// (`send_loop_as`).
+    plain_sends: bool,
+    /// Neither plug-in timers nor a congestion control that hears every ACK: an ACK field
+    /// that acknowledges nothing with nothing in flight needs no bookkeeping (`process_ack`).
+    /// One flag for the two, tested on every segment a receiver gets.
+    quiet_acks: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -380,6 +388,11 @@ pub struct Endpoint {
     unread: f64,
     unread_at: SimTime,
     last_adv_wnd: u64,
+    /// `(RCV.NXT, window field)` of the last ACK sent by a receiver whose window depends on
+    /// RCV.NXT alone (no read rate, no autotuning): an ACK with the same RCV.NXT advertises
+    /// the same field, which `advertise_window` would only compute again (a sender's data
+    /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
+    adv_memo: (u64, u32),
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
     /// mode was entered (on the connection's first data).
@@ -487,6 +500,8 @@ impl Endpoint {
             cc_heard: false,
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
+            plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
+            quiet_acks: !rec.time_based() && !cc.hears_every_ack(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -531,6 +546,7 @@ impl Endpoint {
             unread: 0.0,
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
+            adv_memo: (u64::MAX, 0),
             delack_count: 0,
             quick_acks_left: 0,
             quick_acks_started: false,
@@ -670,10 +686,22 @@ impl Endpoint {
         let p = ctx.out.last_mut().expect("just pushed");
         if flags & ACK != 0 {
             p.ack = self.rcv_nxt;
-            let wnd = self.advertise_window(now);
-            let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
-            p.wnd = (wnd >> shift).min(65_535) as u32;
-            self.last_adv_wnd = (p.wnd as u64) << shift;
+            if flags & SYN == 0 && self.adv_memo.0 == self.rcv_nxt {
+                // `advertise_window` gives the same for the same RCV.NXT (it only moves the
+                // right edge when RCV.NXT moves), and `last_adv_wnd` holds it already.
+                p.wnd = self.adv_memo.1;
+            } else {
+                let wnd = self.advertise_window(now);
+                let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
+                p.wnd = (wnd >> shift).min(65_535) as u32;
+                self.last_adv_wnd = (p.wnd as u64) << shift;
+                let fixed = self.cfg.rcv_read_rate.is_none() && self.tune.is_none();
+                self.adv_memo = if flags & SYN == 0 && fixed {
+                    (self.rcv_nxt, p.wnd)
+                } else {
+                    (u64::MAX, 0)
+                };
+            }
             self.last_ack_sent = self.rcv_nxt;
             self.delack_count = 0;
             self.timers[TimerKind::DelAck as usize].cancel();
@@ -726,17 +754,21 @@ impl Endpoint {
     }
 
     /// Count and log the packet `base_packet` appended last.
-    fn emit(&mut self, ctx: &mut Ctx) {
-        let p = ctx.out.last().expect("base_packet appended it");
+    /// (`flags` and `len` are the packet's, given by the caller, which knows them: the
+    /// counts need not read the packet back.)
+    #[inline(always)]
+    fn emit(&mut self, flags: u8, len: u32, ctx: &mut Ctx) {
         self.stats.segments_sent += 1;
-        if p.len > 0 {
+        if len > 0 {
             self.stats.data_segments_sent += 1;
-            self.stats.bytes_sent += p.len as u64;
+            self.stats.bytes_sent += len as u64;
         }
-        if p.flags == ACK && p.len == 0 {
+        if flags == ACK && len == 0 {
             self.stats.acks_sent += 1;
         }
         if let Some(pl) = ctx.packets.as_deref_mut() {
+            let p = ctx.out.last().expect("base_packet appended it");
+            debug_assert_eq!((p.flags, p.len), (flags, len));
             pl.push(ctx.now, "send", "", p);
         }
     }
@@ -766,7 +798,7 @@ impl Endpoint {
         if retransmission {
             p.tx_count = 1 + self.stats.syn_retransmissions as u32;
         }
-        self.emit(ctx);
+        self.emit(flags, 0, ctx);
         self.syn_sent_at = ctx.now;
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
@@ -774,7 +806,7 @@ impl Endpoint {
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
         self.base_packet(ACK, self.snd_max, 0, ctx);
-        self.emit(ctx);
+        self.emit(ACK, 0, ctx);
     }
 
     /// Send one segment of `[start, end)` (`fin`: the FIN is its last sequence number). Inlined
@@ -782,10 +814,27 @@ impl Endpoint {
     /// data segment).
     #[inline(always)]
     fn send_segment(&mut self, start: u64, end: u64, fin: bool, tx_count: u32, ctx: &mut Ctx) {
+        self.send_segment_as::<false>(start, end, fin, tx_count, ctx);
+    }
+
+    /// `send_segment`; with `PLAIN` (`send_loop_as`) without the tests for the congestion
+    /// control's per-send hook, PRR and pacing.
+    #[inline(always)]
+    fn send_segment_as<const PLAIN: bool>(
+        &mut self,
+        start: u64,
+        end: u64,
+        fin: bool,
+        tx_count: u32,
+        ctx: &mut Ctx,
+    ) {
         let len = (end - start - u64::from(fin)) as u32;
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
-        self.emit(ctx);
+        self.emit(flags, len, ctx);
+        if PLAIN {
+            return;
+        }
         if self.cc_sends {
             self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
         }
@@ -835,17 +884,25 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ timers
 
+    /// Inlined: most re-arms only move the deadline (a timer's queue entry is kept while it
+    /// is due no later), and the queue is reached, out of line, only when one is needed.
+    #[inline(always)]
     fn arm(&mut self, kind: TimerKind, at: SimTime, ctx: &mut Ctx) {
         if let Some(t) = self.timers[kind as usize].arm(at) {
-            ctx.q.schedule(
-                t,
-                Event::Timer {
-                    conn: self.conn,
-                    end: self.end,
-                    kind,
-                },
-            );
+            self.schedule_timer(kind, t, ctx);
         }
+    }
+
+    #[inline(never)]
+    fn schedule_timer(&self, kind: TimerKind, t: SimTime, ctx: &mut Ctx) {
+        ctx.q.schedule(
+            t,
+            Event::Timer {
+                conn: self.conn,
+                end: self.end,
+                kind,
+            },
+        );
     }
 
     fn restart_rto(&mut self, ctx: &mut Ctx) {
@@ -907,10 +964,18 @@ impl Endpoint {
     }
 
     /// Make the engine's reordering and probe timers follow the loss-recovery plug-in's.
+    /// Inlined, the work out of line: it is called after every send pass, and most plug-ins
+    /// have no timers.
+    #[inline(always)]
     fn sync_rec_timers(&mut self, ctx: &mut Ctx) {
         if self.aborted || !self.rec_timers {
             return;
         }
+        self.follow_rec_timers(ctx);
+    }
+
+    #[inline(never)]
+    fn follow_rec_timers(&mut self, ctx: &mut Ctx) {
         for (kind, want) in [
             (TimerKind::Reorder, self.rec.reorder_deadline()),
             (TimerKind::Probe, self.rec.probe_deadline()),
@@ -1224,6 +1289,7 @@ impl Endpoint {
     }
 
     fn accept_syn(&mut self, p: &Packet) {
+        self.adv_memo = (u64::MAX, 0); // the window scale and the MSS are settled here
         self.rcv_nxt = p.seq + 1;
         self.last_ack_sent = self.rcv_nxt;
         self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535 << self.own_wscale);
@@ -1397,8 +1463,7 @@ impl Endpoint {
             && ack == self.snd_max
             && p.n_sack == 0
             && !self.in_recovery
-            && !self.rec_timers
-            && !self.cc_delivery
+            && self.quiet_acks
         {
             // Nothing in flight and nothing reported (the ACK field of a receiver's data
             // segments): what the general path below does then, without its bookkeeping. No
@@ -2113,6 +2178,21 @@ impl Endpoint {
     }
 
     fn send_loop(&mut self, ctx: &mut Ctx) {
+        // Tested once per pass: nothing in the loop enters or leaves recovery.
+        if self.plain_sends && !self.in_recovery && self.prr.is_none() && self.sack1_pipe.is_none()
+        {
+            self.send_loop_as::<true>(ctx)
+        } else {
+            self.send_loop_as::<false>(ctx)
+        }
+    }
+
+    /// The send loop, compiled twice: with `PLAIN` (`plain_sends`, outside recovery, no PRR
+    /// and no ns-2 Sack1 pipe) without the tests for recovery, ns-2's window rules and burst
+    /// limit, pacing, the per-send hooks and the plug-in's timers, each of which would be
+    /// made for every segment sent.
+    #[inline(always)]
+    fn send_loop_as<const PLAIN: bool>(&mut self, ctx: &mut Ctx) {
         if !self.can_send_data() || self.aborted {
             return;
         }
@@ -2127,17 +2207,21 @@ impl Endpoint {
             }
             return self.end_pass(sent_before, ctx);
         }
-        let nr_burst = self.ns2.newreno && self.in_recovery;
+        let nr_burst = !PLAIN && self.ns2.newreno && self.in_recovery;
         loop {
             if nr_burst && self.stats.segments_sent >= sent_before + 2 {
                 // ns-2 NewRenoTcpAgent::recv: send_much(0, 0, 2) while dupacks_ >= numdupacks_.
                 break;
             }
-            let mut pipe = self.pipe(ctx.now);
+            let mut pipe = if PLAIN {
+                self.sb.rfc6675_pipe() // `pipe` outside recovery
+            } else {
+                self.pipe(ctx.now)
+            };
             let mut cwnd = self.ccs.cwnd + self.limited_transmit_room;
             // ns-2's window rules (one branch when they are off).
             let mut send_one_edge = None;
-            if self.ns2.window_rules {
+            if !PLAIN && self.ns2.window_rules {
                 (pipe, cwnd, send_one_edge) = self.ns2_window(pipe, cwnd);
             }
             if let Some(i) = self.sb.next_lost() {
@@ -2181,13 +2265,13 @@ impl Endpoint {
                 if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 && self.nagle_holds() {
                     break;
                 }
-                if pipe + len > cwnd || self.paced(ctx) {
+                if pipe + len > cwnd || (!PLAIN && self.paced(ctx)) {
                     break;
                 }
                 if send_one_edge.is_some_and(|e| pipe + len > e) && !self.take_send_one() {
                     break;
                 }
-                self.send_new(len, false, ctx);
+                self.send_new_as::<PLAIN>(len, false, ctx);
                 continue;
             }
             if self.app_closed
@@ -2199,7 +2283,7 @@ impl Endpoint {
                 self.send_fin(ctx);
                 continue;
             }
-            if self.next_seg(pipe, cwnd, ctx) {
+            if !PLAIN && self.next_seg(pipe, cwnd, ctx) {
                 continue;
             }
             // Nothing left to send although the window has room: the application limits us
@@ -2272,6 +2356,13 @@ impl Endpoint {
     /// Inlined into the send loop (2,287 -> 2,260 instructions per data segment).
     #[inline(always)]
     fn send_new(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
+        self.send_new_as::<false>(len, probe, ctx);
+    }
+
+    /// `send_new`; with `PLAIN` (`send_loop_as`) without the tests for the ns-2 Sack1 pipe,
+    /// the per-send hooks and the plug-in's timers.
+    #[inline(always)]
+    fn send_new_as<const PLAIN: bool>(&mut self, len: u64, probe: bool, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + len;
         let tx = self.tx_stamp(ctx.now);
@@ -2280,18 +2371,18 @@ impl Endpoint {
         if len < self.eff_mss {
             self.snd_sml = end;
         }
-        if let Some(pp) = self.sack1_pipe.as_mut() {
+        if let Some(pp) = self.sack1_pipe.as_mut().filter(|_| !PLAIN) {
             *pp += 1;
         }
         if self.rtt_timing.is_none() && !self.ts_ok {
             self.rtt_timing = Some((end, ctx.now));
         }
-        self.send_segment(start, end, false, 1, ctx);
+        self.send_segment_as::<PLAIN>(start, end, false, 1, ctx);
         // RFC 6298 5.1: start the timer if it is not running.
         if !self.timers[TimerKind::Rto as usize].is_armed() {
             self.restart_rto(ctx);
         }
-        if !probe && self.rec_timers {
+        if !PLAIN && !probe && self.rec_timers {
             let v = self.view(ctx.now);
             self.rec.on_transmit(&v, &self.sb, true);
         }

@@ -319,6 +319,18 @@ impl Scoreboard {
 
     /// The record of what was delivered since the last call.
     pub fn take_delivery(&mut self) -> Delivery {
+        if self.untracked {
+            // `newest` and `min_orig_end` are never set: only the counts are reset, not the
+            // whole record (it holds a segment) on every ACK.
+            let d = &mut self.delivery;
+            let (bytes, sacked) = (std::mem::take(&mut d.bytes), std::mem::take(&mut d.sacked));
+            return Delivery {
+                bytes,
+                sacked,
+                newest: None,
+                min_orig_end: None,
+            };
+        }
         std::mem::take(&mut self.delivery)
     }
 
