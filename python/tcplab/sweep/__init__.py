@@ -27,7 +27,7 @@ from tcplab import errors as _errors
 
 if TYPE_CHECKING:
     import pandas as pd
-from tcplab.api import Scenario, ScenarioLike, _as_scenario
+from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
 
 from .execute import FlatBatch, Task, execute, flat_row, flat_table, parse_scheduler
 from .grid import axis_values, grid_points, parse_seeds
@@ -230,6 +230,13 @@ class Sweep:
         N processes; ``"tcp://HOST:PORT"`` on a running Dask scheduler. Ctrl-C stops within
         about a second; what finished is in the store."""
         parse_scheduler(scheduler)  # refuse a bad scheduler before anything runs
+        with gc_paused():  # a task per run, then the rows: many objects, no garbage
+            return self._run(store, scheduler, jobs, progress)
+
+    def _run(
+        self, store: str | Path | Store | None, scheduler: str | None, jobs: int | None,
+        progress: bool,
+    ) -> SweepOutcome:  # fmt: skip
         t0 = time.perf_counter()
         tasks = self.tasks()
         if store is None:
@@ -272,7 +279,7 @@ def run_tasks(
     progress: bool,
     description: str = "simulating",
     flush_seconds: float = 1.0,
-    flush_rows: int = 2000,
+    flush_rows: int = 4000,
     on_kept: Any = None,
 ) -> None:
     """Run `tasks` into a store `writer`: rows are flushed as one Parquet part every
