@@ -1444,10 +1444,12 @@ impl Scenario {
     }
 
     pub fn set_seed(&mut self, seed: u64) {
+        let changed = seed != self.run.seed;
         self.write_seed(seed);
-        // Profiles draw their hosts' start times from the seed: expand them again. (The same
-        // text parsed before, so only the draws change and it cannot fail.)
-        if self.raw.get("profiles").is_some() {
+        // What parsing drew from the seed (profiles' hosts and start times, the transfers of a
+        // repeating ftp application) is drawn again: the same text is parsed again with the new
+        // seed (it parsed before, so it cannot fail).
+        if changed {
             if let Ok(again) = Scenario::from_value(self.raw.clone()) {
                 *self = again;
             }
@@ -1908,6 +1910,29 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_seed_draws_again_what_parsing_drew_from_the_seed() {
+        // A repeating ftp application is expanded into transfers at times drawn from the seed:
+        // setting the seed after parsing gives what parsing with that seed gives.
+        let text = |seed: u64| {
+            serde_json::json!({
+                "run": {"seed": seed, "stop_time": "600s"},
+                "nodes": [{"name": "c"}, {"name": "s"}],
+                "links": [{"name": "l", "a": "c", "b": "s", "rate": "10Mbps"}],
+                "apps": [{"name": "f", "kind": "ftp", "client": "c", "server": "s",
+                          "size": "10kB", "count": 4,
+                          "inter_request": {"dist": "exponential", "mean": "30s"}}],
+            })
+            .to_string()
+        };
+        let mut sc = Scenario::from_json_str(&text(1)).unwrap();
+        let direct = Scenario::from_json_str(&text(2)).unwrap();
+        assert_ne!(format!("{:?}", sc.apps), format!("{:?}", direct.apps));
+        sc.set_seed(2);
+        assert_eq!(format!("{:?}", sc.apps), format!("{:?}", direct.apps));
+        assert_eq!(sc.to_json(), direct.to_json());
+    }
 
     const BASE: &str = r#"
 [run]
