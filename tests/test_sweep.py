@@ -533,3 +533,28 @@ def test_a_flush_of_batches_is_the_table_of_its_rows(tmp_path):
     table = rows_table(_one_by_one(relabel))
     assert merged.schema == table.schema and merged.to_pylist() == table.to_pylist()
     assert merged.column("p").to_pylist() == ["0", "0.005", "1%"]
+
+
+def test_a_sweep_parses_each_point_once_and_gets_each_runs_own_rows():
+    """The core parses a grid point once and sets each run's seed: the rows equal those of
+    each run's own scenario text, also where parsing draws from the seed (a repeating ftp
+    application's transfers)."""
+    from tcplab.sweep.execute import flat_row, run_batch
+
+    repeating = tcplab.Scenario.from_toml(EXAMPLE).with_overrides(
+        {
+            "apps.ftp.size": "50kB",
+            "apps.ftp.count": 3,
+            "apps.ftp.inter_request": {"dist": "exponential", "mean": "2s"},
+        }
+    )
+    for base in (EXAMPLE, repeating):
+        tasks = Sweep(base, grid=GRID, seeds=[1, 2, 3]).tasks()
+        assert len({id(t.point_scenario) for t in tasks}) == 4  # one text per point
+        got = [row for _, row, _ in run_batch(flat_row, tasks, 2)]
+        want = _one_by_one(tasks)
+        assert [_typed(r) for r in got] == [_typed(r) for r in want]
+        # the seeds matter: the runs of the last point (1 % loss) differ, and so do the
+        # transfers a repeating application draws
+        column = "apps.ftp:2.start_s" if base is repeating else "apps.ftp.response_time_s"
+        assert len({r[column] for r in got[-3:]}) == 3

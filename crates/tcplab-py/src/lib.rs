@@ -287,22 +287,20 @@ fn output_to_py<'py>(py: Python<'py>, output: &Finished) -> PyResult<Bound<'py, 
 // Entry points
 
 fn run_one(scenario_json: &str, cancel: &AtomicBool) -> Result<Finished, SimError> {
-    run_one_with(scenario_json, cancel, finish)
+    run_one_with(|| Scenario::from_json_str(scenario_json), cancel, finish)
 }
 
-/// Run one scenario and turn its output into a `T` (on the calling thread).
+/// Make a scenario, run it and turn its output into a `T` (on the calling thread), a panic
+/// anywhere in that turned into an internal error.
 fn run_one_with<T>(
-    scenario_json: &str,
+    scenario: impl FnOnce() -> Result<Scenario, SimError>,
     cancel: &AtomicBool,
     finish: impl FnOnce(SimOutput) -> Result<T, SimError>,
 ) -> Result<T, SimError> {
     if cancel.load(Ordering::Relaxed) {
         return Err(SimError::Cancelled);
     }
-    guarded(|| {
-        let scenario = Scenario::from_json_str(scenario_json)?;
-        finish(tcplab_sim::run_cancellable(&scenario, cancel)?)
-    })
+    guarded(|| finish(tcplab_sim::run_cancellable(&scenario()?, cancel)?))
 }
 
 /// How often a waiting call looks at Python's signal handlers.
@@ -414,10 +412,11 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyTuple
 /// GIL released, each finished run turned into a `T` by `finish` on its worker thread, with a
 /// state `init` made for each share of the work. In input order; one failing scenario never
 /// stops the others.
-fn run_all<T: Send, S>(
+fn run_all<I: Sync, T: Send, S>(
     py: Python<'_>,
-    scenario_jsons: &[String],
+    items: &[I],
     threads: Option<usize>,
+    scenario_of: impl Fn(&I) -> Result<Scenario, SimError> + Sync + Send,
     init: impl Fn() -> S + Sync + Send,
     finish: impl Fn(&mut S, SimOutput) -> Result<T, SimError> + Sync + Send,
 ) -> PyResult<Vec<Result<T, SimError>>> {
@@ -437,10 +436,10 @@ fn run_all<T: Send, S>(
     let cancel = AtomicBool::new(false);
     interruptible(py, &cancel, || {
         let work = || {
-            scenario_jsons
+            items
                 .par_iter()
-                .map_init(&init, |state, s| {
-                    run_one_with(s, &cancel, |out| finish(state, out))
+                .map_init(&init, |state, item| {
+                    run_one_with(|| scenario_of(item), &cancel, |out| finish(state, out))
                 })
                 .collect()
         };
@@ -463,7 +462,14 @@ fn run_many<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     guarded_py(py, || {
-        let outputs = run_all(py, &scenario_jsons, threads, || (), |_, out| finish(out))?;
+        let outputs = run_all(
+            py,
+            &scenario_jsons,
+            threads,
+            |s| Scenario::from_json_str(s),
+            || (),
+            |_, out| finish(out),
+        )?;
         let items = PyList::empty_bound(py);
         for output in outputs {
             match output {
@@ -499,86 +505,158 @@ fn run_many_flat<'py>(
     scenario_jsons: Vec<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    use tcplab_sim::{FlatColumn, FlatRun, FlatScratch, FlatTable};
+    use tcplab_sim::{FlatRun, FlatScratch};
     guarded_py(py, || {
         let outputs = run_all(
             py,
             &scenario_jsons,
             threads,
+            |s| Scenario::from_json_str(s),
             FlatScratch::default,
             |scratch, out| Ok(FlatRun::with(&out.summary, scratch)),
         )?;
-        let mut runs = Vec::with_capacity(outputs.len());
-        for output in outputs {
-            runs.push(match output {
-                Ok(flat) => Ok(flat),
-                Err(e) => {
-                    let err = sim_error_to_py(py, &e);
-                    let kind = err.get_type_bound(py).name()?.to_string();
-                    Err(format!("{kind}: {}", err.value_bound(py)))
-                }
-            });
-        }
-        // The columns are built on the worker threads too: only the copy into Python objects
-        // (one `bytes` per numeric column) holds the GIL.
-        let table = FlatTable::new(runs);
-        let built: Vec<FlatColumn> = py.allow_threads(|| {
-            (0..table.names.len())
-                .into_par_iter()
-                .map(|c| table.column(c))
+        flat_to_py(py, outputs)
+    })
+}
+
+/// Like `run_many_flat`, for the runs of a sweep: `points` are scenarios (JSON text) and
+/// `runs[i] = (p, seed)` runs `points[p]` with its `run.seed` set to `seed`, exactly as if its
+/// text said so. Each point is parsed once, not once per seed (parsing is about a third of a
+/// short run), and a run takes its seed with `Scenario::set_seed`, unless parsing draws from the
+/// seed (profiles, a repeating ftp application): then each run parses the point with its seed.
+#[pyfunction]
+#[pyo3(signature = (points, runs, threads=None))]
+fn run_points_flat<'py>(
+    py: Python<'py>,
+    points: Vec<String>,
+    runs: Vec<(usize, u64)>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    use tcplab_sim::{FlatRun, FlatScratch};
+    struct Point {
+        parsed: Result<Scenario, SimError>,
+        /// The text as JSON, when parsing draws from the seed.
+        drawing: Option<serde_json::Value>,
+    }
+    guarded_py(py, || {
+        let points: Vec<Point> = py.allow_threads(|| {
+            points
+                .par_iter()
+                .map(|text| {
+                    let parsed = guarded(|| Scenario::from_json_str(text));
+                    let drawing = serde_json::from_str::<serde_json::Value>(text)
+                        .ok()
+                        .filter(tcplab_sim::profiles::draws_from_seed);
+                    Point { parsed, drawing }
+                })
                 .collect()
         });
-        let bitmap = |valid: &Option<Vec<u8>>| match valid {
-            Some(bits) => PyBytes::new_bound(py, bits).into_any(),
-            None => py.None().into_bound(py),
-        };
-        let tag = |t: &str| PyString::new_bound(py, t).into_any();
-        let columns = PyList::empty_bound(py);
-        for column in &built {
-            let item = match column {
-                FlatColumn::Int { data, valid } => PyTuple::new_bound(
-                    py,
-                    [
-                        tag("i8"),
-                        le_bytes(py, data, i64::to_le_bytes)?.into_any(),
-                        bitmap(valid),
-                    ],
-                ),
-                FlatColumn::Float { data, valid } => PyTuple::new_bound(
-                    py,
-                    [
-                        tag("f8"),
-                        le_bytes(py, data, f64::to_le_bytes)?.into_any(),
-                        bitmap(valid),
-                    ],
-                ),
-                FlatColumn::Null => PyTuple::new_bound(py, [tag("null")]),
-                FlatColumn::Values(values) => {
-                    let list = PyList::empty_bound(py);
-                    for v in values {
-                        list.append(match v {
-                            Some(v) => json_to_py(py, v)?,
-                            None => py.None(),
-                        })?;
-                    }
-                    PyTuple::new_bound(py, [tag("list"), list.into_any()])
-                }
-            };
-            columns.append(item)?;
-        }
-        let (lists, of_run) = table.layouts();
-        let lists = PyList::new_bound(py, lists.iter().map(|l| PyList::new_bound(py, l)));
-        let of_run = PyList::new_bound(py, of_run.iter().map(|l| l.map_or(-1, |l| l as i64)));
-        Ok(PyTuple::new_bound(
+        let outputs = run_all(
             py,
-            [
-                PyList::new_bound(py, &table.names).into_any(),
-                columns.into_any(),
-                lists.into_any(),
-                of_run.into_any(),
-            ],
-        ))
+            &runs,
+            threads,
+            |&(p, seed)| {
+                let point = points.get(p).ok_or_else(|| {
+                    SimError::Internal(format!("run of point {p}: {} points", points.len()))
+                })?;
+                match &point.drawing {
+                    Some(value) => {
+                        let mut value = value.clone();
+                        if let Some(run) = value.get_mut("run").and_then(|r| r.as_object_mut()) {
+                            run.insert("seed".into(), seed.into());
+                        }
+                        Scenario::from_value(value)
+                    }
+                    None => {
+                        let mut sc = point.parsed.clone()?;
+                        sc.set_seed(seed);
+                        Ok(sc)
+                    }
+                }
+            },
+            FlatScratch::default,
+            |scratch, out| Ok(FlatRun::with(&out.summary, scratch)),
+        )?;
+        flat_to_py(py, outputs)
     })
+}
+
+/// Finished runs' flat summaries as `run_many_flat` returns them.
+fn flat_to_py<'py>(
+    py: Python<'py>,
+    outputs: Vec<Result<tcplab_sim::FlatRun, SimError>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    use tcplab_sim::{FlatColumn, FlatTable};
+    let mut runs = Vec::with_capacity(outputs.len());
+    for output in outputs {
+        runs.push(match output {
+            Ok(flat) => Ok(flat),
+            Err(e) => {
+                let err = sim_error_to_py(py, &e);
+                let kind = err.get_type_bound(py).name()?.to_string();
+                Err(format!("{kind}: {}", err.value_bound(py)))
+            }
+        });
+    }
+    // The columns are built on the worker threads too: only the copy into Python objects
+    // (one `bytes` per numeric column) holds the GIL.
+    let table = FlatTable::new(runs);
+    let built: Vec<FlatColumn> = py.allow_threads(|| {
+        (0..table.names.len())
+            .into_par_iter()
+            .map(|c| table.column(c))
+            .collect()
+    });
+    let bitmap = |valid: &Option<Vec<u8>>| match valid {
+        Some(bits) => PyBytes::new_bound(py, bits).into_any(),
+        None => py.None().into_bound(py),
+    };
+    let tag = |t: &str| PyString::new_bound(py, t).into_any();
+    let columns = PyList::empty_bound(py);
+    for column in &built {
+        let item = match column {
+            FlatColumn::Int { data, valid } => PyTuple::new_bound(
+                py,
+                [
+                    tag("i8"),
+                    le_bytes(py, data, i64::to_le_bytes)?.into_any(),
+                    bitmap(valid),
+                ],
+            ),
+            FlatColumn::Float { data, valid } => PyTuple::new_bound(
+                py,
+                [
+                    tag("f8"),
+                    le_bytes(py, data, f64::to_le_bytes)?.into_any(),
+                    bitmap(valid),
+                ],
+            ),
+            FlatColumn::Null => PyTuple::new_bound(py, [tag("null")]),
+            FlatColumn::Values(values) => {
+                let list = PyList::empty_bound(py);
+                for v in values {
+                    list.append(match v {
+                        Some(v) => json_to_py(py, v)?,
+                        None => py.None(),
+                    })?;
+                }
+                PyTuple::new_bound(py, [tag("list"), list.into_any()])
+            }
+        };
+        columns.append(item)?;
+    }
+    let (lists, of_run) = table.layouts();
+    let lists = PyList::new_bound(py, lists.iter().map(|l| PyList::new_bound(py, l)));
+    let of_run = PyList::new_bound(py, of_run.iter().map(|l| l.map_or(-1, |l| l as i64)));
+    Ok(PyTuple::new_bound(
+        py,
+        [
+            PyList::new_bound(py, &table.names).into_any(),
+            columns.into_any(),
+            lists.into_any(),
+            of_run.into_any(),
+        ],
+    ))
 }
 
 /// A JSON value as the Python object `json.loads` would give.
@@ -710,6 +788,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_many_flat, m)?)?;
+    m.add_function(wrap_pyfunction!(run_points_flat, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -156,6 +156,21 @@ pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Va
 /// time and command mix).
 const FTP_REPEAT_KEYS: [&str; 3] = ["inter_request", "count", "get_fraction"];
 
+/// Whether parsing `scenario` draws from its seed: it has profiles (their hosts' applications
+/// and start times) or a repeating `ftp` application (its transfers). Otherwise a parsed
+/// scenario takes another seed by its seed field alone.
+pub fn draws_from_seed(scenario: &Value) -> bool {
+    let repeating_ftp = |a: &Value| {
+        a.get("kind").and_then(Value::as_str) == Some("ftp")
+            && FTP_REPEAT_KEYS.iter().any(|k| a.get(*k).is_some())
+    };
+    scenario.get("profiles").is_some()
+        || scenario
+            .get("apps")
+            .and_then(Value::as_array)
+            .is_some_and(|apps| apps.iter().any(repeating_ftp))
+}
+
 /// The most transfers one repeating `ftp` application may expand to.
 pub const FTP_MAX_TRANSFERS: u64 = 100_000;
 

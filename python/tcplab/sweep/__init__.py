@@ -203,7 +203,7 @@ class Sweep:
                 js = f"{head}{seed}{tail}" if once else scenario_json(norm, seed, _NO_OUTPUT)
                 h = ids.copy()
                 h.update(str(seed).encode())
-                out.append(Task(h.hexdigest()[:20], seed, point, js))
+                out.append(Task(h.hexdigest()[:20], seed, point, js, False, text))
         return out
 
     def __len__(self) -> int:

@@ -46,6 +46,9 @@ class Task(NamedTuple):
     labels: Mapping[str, Any]
     scenario: str
     keep: bool = False
+    #: A sweep's: the grid point's scenario (JSON, any seed), one text shared by its seeds; the
+    #: core parses it once and gives each run its seed (`_core.run_points_flat`).
+    point_scenario: str | None = None
 
 
 class RowMaker(Protocol):
@@ -201,6 +204,10 @@ def run_batch(
     `flat_row` the rows come as one `FlatBatch`, flattened in the core."""
     scenarios = [t.scenario for t in tasks]
     if maker is flat_row:
+        if all(t.point_scenario is not None for t in tasks):
+            index: dict[str, int] = {}
+            runs = [(index.setdefault(t.point_scenario, len(index)), t.seed) for t in tasks]
+            return FlatBatch(tasks, *_core.run_points_flat(list(index), runs, jobs))
         return FlatBatch(tasks, *_core.run_many_flat(scenarios, jobs))
     outputs = _core.run_many(scenarios, jobs)
     done: list[tuple[dict, Any]] = []
