@@ -354,10 +354,10 @@ fn interruptible<T: Send>(
 
 /// The scenario as the core normalised it, with `run.seed` always present (the core's default
 /// seed when the scenario gives none), so the Python side never guesses a default.
-fn normalised(mut scenario: Scenario) -> String {
+fn normalised(mut scenario: Scenario) -> Result<String, SimError> {
     let seed = scenario.seed();
-    scenario.set_seed(seed);
-    scenario.to_json()
+    scenario.set_seed(seed)?; // its own seed: nothing is drawn again
+    Ok(scenario.to_json())
 }
 
 /// Validate a scenario (JSON text, the same structure as the TOML file) and return it normalised
@@ -366,7 +366,7 @@ fn normalised(mut scenario: Scenario) -> String {
 fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     guarded_py(py, || {
         let owned = scenario_json.to_owned();
-        py.allow_threads(|| guarded(|| Ok(normalised(Scenario::from_json_str(&owned)?))))
+        py.allow_threads(|| guarded(|| normalised(Scenario::from_json_str(&owned)?)))
             .map_err(|e| sim_error_to_py(py, &e))
     })
 }
@@ -376,7 +376,7 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 fn validate_toml(py: Python<'_>, scenario_toml: &str) -> PyResult<String> {
     guarded_py(py, || {
         let owned = scenario_toml.to_owned();
-        py.allow_threads(|| guarded(|| Ok(normalised(Scenario::from_toml_str(&owned)?))))
+        py.allow_threads(|| guarded(|| normalised(Scenario::from_toml_str(&owned)?)))
             .map_err(|e| sim_error_to_py(py, &e))
     })
 }
@@ -523,7 +523,8 @@ fn run_many_flat<'py>(
 /// `runs[i] = (p, seed)` runs `points[p]` with its `run.seed` set to `seed`, exactly as if its
 /// text said so. Each point is parsed once, not once per seed (parsing is about a third of a
 /// short run), and a run takes its seed with `Scenario::set_seed`, unless parsing draws from the
-/// seed (profiles, a repeating ftp application): then each run parses the point with its seed.
+/// seed (profiles, a repeating ftp application): then each run parses the point with its seed
+/// (`Scenario::from_value_with_seed`).
 #[pyfunction]
 #[pyo3(signature = (points, runs, threads=None))]
 fn run_points_flat<'py>(
@@ -532,25 +533,26 @@ fn run_points_flat<'py>(
     runs: Vec<(usize, u64)>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    use std::sync::OnceLock;
     use tcplab_sim::{FlatRun, FlatScratch};
-    struct Point {
-        parsed: Result<Scenario, SimError>,
-        /// The text as JSON, when parsing draws from the seed.
-        drawing: Option<serde_json::Value>,
+    /// A point's text, parsed by the first of its runs to start (on the pool's threads, under
+    /// its cancel flag): as a scenario, or as JSON when parsing draws from the seed.
+    struct Point<'a> {
+        text: &'a str,
+        parsed: OnceLock<Result<Parsed, SimError>>,
+    }
+    enum Parsed {
+        Once(Scenario),
+        Drawing(serde_json::Value),
     }
     guarded_py(py, || {
-        let points: Vec<Point> = py.allow_threads(|| {
-            points
-                .par_iter()
-                .map(|text| {
-                    let parsed = guarded(|| Scenario::from_json_str(text));
-                    let drawing = serde_json::from_str::<serde_json::Value>(text)
-                        .ok()
-                        .filter(tcplab_sim::profiles::draws_from_seed);
-                    Point { parsed, drawing }
-                })
-                .collect()
-        });
+        let points: Vec<Point> = points
+            .iter()
+            .map(|text| Point {
+                text,
+                parsed: OnceLock::new(),
+            })
+            .collect();
         let outputs = run_all(
             py,
             &runs,
@@ -559,17 +561,23 @@ fn run_points_flat<'py>(
                 let point = points.get(p).ok_or_else(|| {
                     SimError::Internal(format!("run of point {p}: {} points", points.len()))
                 })?;
-                match &point.drawing {
-                    Some(value) => {
-                        let mut value = value.clone();
-                        if let Some(run) = value.get_mut("run").and_then(|r| r.as_object_mut()) {
-                            run.insert("seed".into(), seed.into());
-                        }
-                        Scenario::from_value(value)
-                    }
-                    None => {
-                        let mut sc = point.parsed.clone()?;
-                        sc.set_seed(seed);
+                let parsed = point.parsed.get_or_init(|| {
+                    let value: serde_json::Value =
+                        serde_json::from_str(point.text).map_err(|e| SimError::Parse {
+                            format: "JSON",
+                            message: e.to_string(),
+                        })?;
+                    Ok(if tcplab_sim::profiles::draws_from_seed(&value) {
+                        Parsed::Drawing(value)
+                    } else {
+                        Parsed::Once(Scenario::from_value(value)?)
+                    })
+                });
+                match parsed.as_ref().map_err(Clone::clone)? {
+                    Parsed::Drawing(value) => Scenario::from_value_with_seed(value.clone(), seed),
+                    Parsed::Once(sc) => {
+                        let mut sc = sc.clone();
+                        sc.set_seed(seed)?;
                         Ok(sc)
                     }
                 }

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         }
     };
     if let Some(seed) = std::env::args().nth(2).and_then(|s| s.parse().ok()) {
-        sc.set_seed(seed);
+        sc.set_seed(seed).expect("the scenario with this seed");
     }
     let t0 = std::time::Instant::now();
     match tcplab_sim::run(&sc) {

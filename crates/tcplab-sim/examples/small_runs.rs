@@ -8,7 +8,8 @@ fn main() {
     let mut bytes = 0;
     for i in 0..n {
         let mut sc = tcplab_sim::Scenario::from_json_str(&text).expect("scenario");
-        sc.set_seed(i as u64 + 1);
+        sc.set_seed(i as u64 + 1)
+            .expect("the scenario with this seed");
         let out = tcplab_sim::run(&sc).expect("run");
         bytes += out.summary.to_string().len();
     }

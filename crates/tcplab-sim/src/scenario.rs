@@ -1443,17 +1443,29 @@ impl Scenario {
         self.run.seed
     }
 
-    pub fn set_seed(&mut self, seed: u64) {
-        let changed = seed != self.run.seed;
-        self.write_seed(seed);
-        // What parsing drew from the seed (profiles' hosts and start times, the transfers of a
-        // repeating ftp application) is drawn again: the same text is parsed again with the new
-        // seed (it parsed before, so it cannot fail). Anything else needs only the field.
-        if changed && profiles::draws_from_seed(&self.raw) {
-            if let Ok(again) = Scenario::from_value(self.raw.clone()) {
-                *self = again;
+    /// Give the scenario another seed: the same as parsing its text with that seed. What parsing
+    /// drew from the seed (profiles' hosts and start times, the transfers of a repeating ftp
+    /// application) is drawn again by parsing the text again, which can fail with the new draws
+    /// (more transfers than allowed, a transfer's name taken): the error is returned and the
+    /// scenario is left as it was. Anything else needs only the seed field.
+    pub fn set_seed(&mut self, seed: u64) -> SimResult<()> {
+        if seed != self.run.seed && profiles::draws_from_seed(&self.raw) {
+            *self = Scenario::from_value_with_seed(self.raw.clone(), seed)?;
+        } else {
+            self.write_seed(seed);
+        }
+        Ok(())
+    }
+
+    /// Parse `v` with its `run.seed` set to `seed` (a `run` table made if there is none).
+    pub fn from_value_with_seed(mut v: Value, seed: u64) -> SimResult<Scenario> {
+        if let Some(root) = v.as_object_mut() {
+            let run = root.entry("run").or_insert_with(|| json!({}));
+            if let Some(run) = run.as_object_mut() {
+                run.insert("seed".into(), json!(seed));
             }
         }
+        Scenario::from_value(v)
     }
 
     /// The seed in the parsed settings and in the text kept for `to_json`.
@@ -1912,6 +1924,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_seed_whose_draws_do_not_parse_is_refused_and_changes_nothing() {
+        // Seed 1 draws three transfers (f:1 to f:3); seed 2 draws a fourth, whose name another
+        // application has.
+        let text = |seed: u64| {
+            serde_json::json!({
+                "run": {"seed": seed, "stop_time": "30s"},
+                "nodes": [{"name": "c"}, {"name": "s"}],
+                "links": [{"name": "l", "a": "c", "b": "s", "rate": "10Mbps"}],
+                "apps": [{"name": "f", "kind": "ftp", "client": "c", "server": "s",
+                          "size": "20kB",
+                          "inter_request": {"dist": "exponential", "mean": "10s"}},
+                         {"name": "f:4", "kind": "bulk", "client": "c", "server": "s",
+                          "size": "1kB"}],
+            })
+            .to_string()
+        };
+        let one = Scenario::from_json_str(&text(1)).unwrap();
+        let err = Scenario::from_json_str(&text(2)).unwrap_err();
+        let mut sc = one.clone();
+        assert_eq!(sc.set_seed(2).unwrap_err(), err);
+        assert_eq!(sc, one);
+        // Without a run table, the seed is put in one.
+        let mut v: Value = serde_json::from_str(&text(1)).unwrap();
+        v.as_object_mut().unwrap().remove("run");
+        v["apps"].as_array_mut().unwrap().truncate(1);
+        let sc = Scenario::from_value_with_seed(v, 3).unwrap();
+        assert_eq!(sc.seed(), 3);
+    }
+
+    #[test]
     fn a_new_seed_draws_again_what_parsing_drew_from_the_seed() {
         // A repeating ftp application is expanded into transfers at times drawn from the seed:
         // setting the seed after parsing gives what parsing with that seed gives.
@@ -1929,7 +1971,7 @@ mod tests {
         let mut sc = Scenario::from_json_str(&text(1)).unwrap();
         let direct = Scenario::from_json_str(&text(2)).unwrap();
         assert_ne!(format!("{:?}", sc.apps), format!("{:?}", direct.apps));
-        sc.set_seed(2);
+        sc.set_seed(2).unwrap();
         assert_eq!(sc, direct);
         // Without draws at parse time, the seed field alone: the same scenario all the same.
         let plain = |seed: u64| {
@@ -1940,7 +1982,7 @@ mod tests {
         };
         assert!(!plain(1).contains("inter_request"), "{}", plain(1));
         let mut sc = Scenario::from_json_str(&plain(1)).unwrap();
-        sc.set_seed(2);
+        sc.set_seed(2).unwrap();
         assert_eq!(sc, Scenario::from_json_str(&plain(2)).unwrap());
     }
 

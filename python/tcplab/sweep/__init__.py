@@ -230,15 +230,9 @@ class Sweep:
         N processes; ``"tcp://HOST:PORT"`` on a running Dask scheduler. Ctrl-C stops within
         about a second; what finished is in the store."""
         parse_scheduler(scheduler)  # refuse a bad scheduler before anything runs
-        with gc_paused():  # a task per run, then the rows: many objects, no garbage
-            return self._run(store, scheduler, jobs, progress)
-
-    def _run(
-        self, store: str | Path | Store | None, scheduler: str | None, jobs: int | None,
-        progress: bool,
-    ) -> SweepOutcome:  # fmt: skip
         t0 = time.perf_counter()
-        tasks = self.tasks()
+        with gc_paused():  # a task per run: many objects, no garbage
+            tasks = self.tasks()
         if store is None:
             rows: list[dict[str, Any]] = []
             execute(

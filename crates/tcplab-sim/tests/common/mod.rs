@@ -124,7 +124,8 @@ pub fn run_toml(toml: &str) -> SimOutput {
 
 pub fn run_seed(toml: &str, seed: u64) -> SimOutput {
     let mut sc = Scenario::from_toml_str(toml).unwrap_or_else(|e| panic!("scenario: {e}"));
-    sc.set_seed(seed);
+    sc.set_seed(seed)
+        .unwrap_or_else(|e| panic!("scenario with seed {seed}: {e}"));
     run(&sc).unwrap_or_else(|e| panic!("run: {e}"))
 }
 
