@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use crate::packet::Packet;
+use crate::pool::FrameId;
 use crate::time::{Dur, SimTime};
 
 /// CoDel's parameters (RFC 8289 section 4.3 and 4.4: 5 ms and 100 ms).
@@ -67,7 +67,10 @@ fn newton_step(count: u32, rec: u16) -> u16 {
 pub struct Pending {
     pub arrival: SimTime,
     pub wire: u32,
-    pub pkt: Packet,
+    /// The frame's slot in the simulator's packet pool.
+    pub pkt: FrameId,
+    /// Whether it carries payload (counted apart when dropped).
+    pub data: bool,
     /// Whether the queue log (`output.queues`) holds its arrival.
     pub logged: bool,
     cum_bytes: u64,
@@ -125,13 +128,14 @@ impl CoDelQueue {
         self.pending.front().map(|p| p.arrival)
     }
 
-    pub fn push(&mut self, arrival: SimTime, wire: u32, pkt: &Packet, logged: bool) {
+    pub fn push(&mut self, arrival: SimTime, wire: u32, pkt: FrameId, data: bool, logged: bool) {
         self.enqueued_bytes += u64::from(wire);
         self.max_packet = self.max_packet.max(u64::from(wire));
         self.pending.push_back(Pending {
             arrival,
             wire,
-            pkt: *pkt,
+            pkt,
+            data,
             logged,
             cum_bytes: self.enqueued_bytes,
         });
@@ -242,7 +246,7 @@ mod tests {
     fn standing(n: usize) -> CoDelQueue {
         let mut q = CoDelQueue::new(CoDelCfg::default());
         for _ in 0..n {
-            q.push(SimTime::ZERO, 1000, &Packet::default(), false);
+            q.push(SimTime::ZERO, 1000, 0, false, false);
         }
         q
     }
@@ -274,7 +278,7 @@ mod tests {
         let mut dropped = Vec::new();
         // one frame at a time, each waiting 50 ms with nothing behind it
         for k in 0..20 {
-            q.push(ms(100 * k), 1000, &Packet::default(), false);
+            q.push(ms(100 * k), 1000, 0, false, false);
             assert!(q.dequeue(ms(100 * k + 50), &mut dropped).is_some());
         }
         assert!(dropped.is_empty());
@@ -298,9 +302,9 @@ mod tests {
     #[test]
     fn the_backlog_counts_only_the_frames_that_have_arrived() {
         let mut q = CoDelQueue::new(CoDelCfg::default());
-        q.push(ms(0), 1500, &Packet::default(), false);
-        q.push(ms(5), 1500, &Packet::default(), false);
-        q.push(ms(9), 1500, &Packet::default(), false);
+        q.push(ms(0), 1500, 0, false, false);
+        q.push(ms(5), 1500, 0, false, false);
+        q.push(ms(9), 1500, 0, false, false);
         assert_eq!(q.backlog_at(ms(4)), 1500);
         assert_eq!(q.backlog_at(ms(5)), 3000);
         assert_eq!(q.backlog_at(ms(100)), 4500);

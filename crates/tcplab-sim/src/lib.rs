@@ -20,6 +20,7 @@ pub mod link;
 pub mod loss;
 pub mod output;
 pub mod packet;
+pub mod pool;
 pub mod profiles;
 pub mod ring;
 pub mod rng;

@@ -15,6 +15,7 @@ use crate::aqm::{Red, RedDrop};
 use crate::codel::{CoDelQueue, Pending};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
+use crate::pool::{FrameId, PacketPool};
 use crate::ring::Ring;
 use crate::series::LinkSeries;
 use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
@@ -114,8 +115,9 @@ pub enum Offer {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight {
     pub arrival: SimTime,
+    /// The frame's slot in the simulator's packet pool (the link holds no copy).
+    pub pkt: FrameId,
     pub corrupted: bool,
-    pub pkt: Packet,
 }
 
 #[derive(Debug)]
@@ -141,7 +143,7 @@ pub struct LinkDir {
     /// and are dequeued (or dropped) then, in `advance`.
     codel: Option<Box<CoDelQueue>>,
     /// Frames CoDel dropped at dequeue, with the time, for the caller's logs.
-    late_drops: Vec<(SimTime, Packet)>,
+    late_drops: Vec<(SimTime, FrameId)>,
     /// Frames of a CoDel queue whose arrival the queue log holds.
     codel_logged: u64,
     /// Statistics per interval of simulated time (`output.link_series`), if asked for.
@@ -246,7 +248,7 @@ impl LinkDir {
     }
 
     /// Frames CoDel dropped since the last call, with the time of each drop.
-    pub fn take_late_drops(&mut self) -> Vec<(SimTime, Packet)> {
+    pub fn take_late_drops(&mut self) -> Vec<(SimTime, FrameId)> {
         std::mem::take(&mut self.late_drops)
     }
 
@@ -323,9 +325,9 @@ impl LinkDir {
     }
 
     /// Frames waiting in the queue at `now` (not counting the one on the wire).
-    pub fn queue_len(&mut self, now: SimTime) -> usize {
+    pub fn queue_len(&mut self, now: SimTime, pool: &PacketPool) -> usize {
         if self.codel.is_some() {
-            self.advance(now);
+            self.advance(now, pool);
             return self.codel.as_deref().map_or(0, CoDelQueue::len);
         }
         self.expire_waiting(now);
@@ -346,11 +348,11 @@ impl LinkDir {
     /// Offer a packet for transmission at `now` (inlined into both callers, `Sim::forward` and
     /// `Sim::pass_on`: a call costs more than the copy it saves).
     #[inline(always)]
-    pub fn offer(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+    pub fn offer(&mut self, now: SimTime, id: FrameId, pool: &PacketPool) -> Offer {
         if self.plain {
-            self.offer_as::<true>(now, pkt)
+            self.offer_as::<true>(now, id, pool)
         } else {
-            self.offer_as::<false>(now, pkt)
+            self.offer_as::<false>(now, id, pool)
         }
     }
 
@@ -359,10 +361,16 @@ impl LinkDir {
     /// transfer: 2,181 -> 2,140 instructions per data segment with every link plain, 2,217 ->
     /// 2,209 with a lossy one).
     #[inline(always)]
-    fn offer_as<const PLAIN: bool>(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+    fn offer_as<const PLAIN: bool>(
+        &mut self,
+        now: SimTime,
+        id: FrameId,
+        pool: &PacketPool,
+    ) -> Offer {
         if !PLAIN && self.codel.is_some() {
-            return self.offer_codel(now, pkt);
+            return self.offer_codel(now, id, pool);
         }
+        let pkt = pool.get(id);
         self.stats.frames_offered += 1;
         let ip = pkt.ip_bytes();
         let wire = ip.max(self.wire_rule.0) + self.wire_rule.1; // `framing.wire_bytes(ip)`
@@ -413,7 +421,7 @@ impl LinkDir {
         } else {
             now
         };
-        self.transmit::<PLAIN>(now, start, wire, pkt)
+        self.transmit::<PLAIN>(now, start, wire, id, pkt)
     }
 
     /// Put a frame that reached the queue at `queued` on the wire from `start` (inlined into
@@ -424,6 +432,7 @@ impl LinkDir {
         queued: SimTime,
         start: SimTime,
         wire: u32,
+        id: FrameId,
         pkt: &Packet,
     ) -> Offer {
         let tx = if PLAIN || self.ns_per_byte != 0 {
@@ -454,8 +463,8 @@ impl LinkDir {
         // Written in its slot, not built aside and copied (see `Ring`).
         *self.in_flight.push_slot() = InFlight {
             arrival,
+            pkt: id,
             corrupted,
-            pkt: *pkt,
         };
         Offer::Accepted {
             arrival,
@@ -467,9 +476,10 @@ impl LinkDir {
     /// queue the frame (or refuse it at the limit) and dequeue again, so that a frame reaching
     /// an idle link leaves at once.
     #[cold]
-    fn offer_codel(&mut self, now: SimTime, pkt: &Packet) -> Offer {
+    fn offer_codel(&mut self, now: SimTime, id: FrameId, pool: &PacketPool) -> Offer {
         self.stats.frames_offered += 1;
-        self.advance(now);
+        self.advance(now, pool);
+        let pkt = pool.get(id);
         let wire = self.framing.wire_bytes(pkt.ip_bytes());
         let q = self
             .codel
@@ -496,13 +506,13 @@ impl LinkDir {
                 self.qlog_dropped += 1;
             }
         }
-        q.push(now, wire, pkt, logged);
+        q.push(now, wire, id, pkt.len > 0, logged);
         if busy {
             let qlen = q.len() as u64;
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(qlen);
         }
         let was_empty = self.in_flight.is_empty();
-        self.advance(now);
+        self.advance(now, pool);
         match self.in_flight.front() {
             Some(f) if was_empty => Offer::Accepted {
                 arrival: f.arrival,
@@ -519,14 +529,14 @@ impl LinkDir {
     /// long as it is called before the frame's transmission ends (the delivery event of the
     /// frame ahead of it calls it, and every arrival does).
     #[inline]
-    pub fn advance(&mut self, now: SimTime) {
+    pub fn advance(&mut self, now: SimTime, pool: &PacketPool) {
         if self.codel.is_some() {
-            self.advance_codel(now);
+            self.advance_codel(now, pool);
         }
     }
 
     #[cold]
-    fn advance_codel(&mut self, now: SimTime) {
+    fn advance_codel(&mut self, now: SimTime, pool: &PacketPool) {
         while let Some(q) = self.codel.as_deref_mut() {
             let free = self.busy_until;
             if free > now {
@@ -545,7 +555,7 @@ impl LinkDir {
             for d in dropped {
                 self.stats.frames_dropped_queue += 1;
                 self.stats.frames_dropped_early += 1;
-                self.stats.data_frames_dropped_queue += u64::from(d.pkt.len > 0);
+                self.stats.data_frames_dropped_queue += u64::from(d.data);
                 if let Some(s) = self.series.as_deref_mut() {
                     s.dropped_after_wait(d.arrival, t);
                 }
@@ -558,7 +568,7 @@ impl LinkDir {
                     self.stats.queue_delay_ns_sum += wait;
                     self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
                     self.log_dequeue(t, &p);
-                    self.transmit::<false>(p.arrival, t, p.wire, &p.pkt);
+                    self.transmit::<false>(p.arrival, t, p.wire, p.pkt, pool.get(p.pkt));
                 }
                 None => self.busy_until = t,
             }
@@ -574,13 +584,13 @@ impl LinkDir {
 
     /// Remove the head frame (its delivery event fired) and return it.
     #[inline]
-    pub fn take_head(&mut self) -> Option<InFlight> {
+    pub fn take_head(&mut self, pool: &PacketPool) -> Option<InFlight> {
         let f = self.in_flight.pop_front()?;
         // (No count of the bytes delivered: nothing read it, and it cost a size computation
         // per frame and hop.)
         if f.corrupted {
             self.stats.frames_dropped_error += 1;
-            self.stats.data_frames_dropped_error += u64::from(f.pkt.len > 0);
+            self.stats.data_frames_dropped_error += u64::from(pool.get(f.pkt).len > 0);
         }
         Some(f)
     }
@@ -591,6 +601,11 @@ impl LinkDir {
     pub fn drop_intact_head(&mut self) {
         debug_assert!(self.head().is_some_and(|f| !f.corrupted));
         self.in_flight.drop_front();
+    }
+
+    /// Frames this direction holds: on the wire or in flight, and those a CoDel queue keeps.
+    pub fn frames_held(&self) -> usize {
+        self.in_flight.len() + self.codel.as_deref().map_or(0, CoDelQueue::len)
     }
 
     /// The head frame (the next to arrive), if any.
@@ -627,6 +642,12 @@ mod tests {
         }
     }
 
+    /// Offer `d` a frame of `len` payload bytes at `t`, kept in `pool`.
+    fn offer(d: &mut LinkDir, pool: &mut PacketPool, t: SimTime, len: u32) -> Offer {
+        let id = pool.put(&pkt(len));
+        d.offer(t, id, pool)
+    }
+
     fn dir(limit: QueueLimit) -> LinkDir {
         LinkDir::new(
             "l:ab".into(),
@@ -661,11 +682,12 @@ mod tests {
         // frame 1 goes at once; 2, 3, 4 wait until 1.2304, 2.4608, 3.6912 ms; frame 5 arrives
         // at 3 ms behind frame 4 and waits until 4.9216 ms.
         let mut d = dir(QueueLimit::Packets(10));
+        let mut pool = PacketPool::default();
         d.log_queue(1000);
         for _ in 0..4 {
-            d.offer(SimTime::ZERO, &pkt(1460));
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460);
         }
-        d.offer(SimTime(3_000_000), &pkt(1460));
+        offer(&mut d, &mut pool, SimTime(3_000_000), 1460);
         let tx = 1_230_400;
         let b = 1538;
         assert_eq!(
@@ -682,17 +704,18 @@ mod tests {
         // Cut at the stop time; and nothing is kept unless asked for.
         assert_eq!(d.queue_series(SimTime(tx)).len(), 2);
         let mut quiet = dir(QueueLimit::Packets(10));
-        quiet.offer(SimTime::ZERO, &pkt(1460));
-        quiet.offer(SimTime::ZERO, &pkt(1460));
+        offer(&mut quiet, &mut pool, SimTime::ZERO, 1460);
+        offer(&mut quiet, &mut pool, SimTime::ZERO, 1460);
         assert!(quiet.queue_series(SimTime(10_000_000)).is_empty());
     }
 
     #[test]
     fn back_to_back_frames_are_serialised_then_delayed() {
         let mut d = dir(QueueLimit::Packets(10));
+        let mut pool = PacketPool::default();
         // 1538 B at 10 Mb/s = 1230.4 us.
-        let a = d.offer(SimTime::ZERO, &pkt(1460));
-        let b = d.offer(SimTime::ZERO, &pkt(1460));
+        let a = offer(&mut d, &mut pool, SimTime::ZERO, 1460);
+        let b = offer(&mut d, &mut pool, SimTime::ZERO, 1460);
         assert_eq!(
             a,
             Offer::Accepted {
@@ -712,19 +735,23 @@ mod tests {
     #[test]
     fn drop_tail_counts_waiting_frames_only() {
         let mut d = dir(QueueLimit::Packets(2));
+        let mut pool = PacketPool::default();
         // One on the wire + two waiting are accepted; the fourth is dropped.
         for _ in 0..3 {
             assert!(matches!(
-                d.offer(SimTime::ZERO, &pkt(1460)),
+                offer(&mut d, &mut pool, SimTime::ZERO, 1460),
                 Offer::Accepted { .. }
             ));
         }
-        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
+        assert_eq!(
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
+            Offer::QueueDrop
+        );
         assert_eq!(d.stats.frames_dropped_queue, 1);
         // After the first two transmissions end, room again.
-        assert_eq!(d.queue_len(SimTime(2_460_800)), 0);
+        assert_eq!(d.queue_len(SimTime(2_460_800), &pool), 0);
         assert!(matches!(
-            d.offer(SimTime(2_460_800), &pkt(1460)),
+            offer(&mut d, &mut pool, SimTime(2_460_800), 1460),
             Offer::Accepted { .. }
         ));
     }
@@ -733,6 +760,7 @@ mod tests {
     fn red_decides_on_the_frames_waiting_at_each_arrival() {
         use crate::aqm::{Red, RedCfg};
         let mut d = dir(QueueLimit::Packets(100));
+        let mut pool = PacketPool::default();
         // weight 1: the average is the queue each arrival finds; no random region (max_p 0
         // at min_th) and no gentle ramp: from 2 waiting frames on, every arrival is dropped.
         let cfg = RedCfg {
@@ -745,20 +773,26 @@ mod tests {
         };
         d.set_red(Red::new(cfg, 10_000_000, stream(0, "aqm:l:ab")));
         let accepted = |o: Offer| matches!(o, Offer::Accepted { .. });
-        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // on the wire
-        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // finds 0 waiting
-        assert!(accepted(d.offer(SimTime::ZERO, &pkt(1460)))); // finds 1
-        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop); // finds 2
-        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
+        assert!(accepted(offer(&mut d, &mut pool, SimTime::ZERO, 1460))); // on the wire
+        assert!(accepted(offer(&mut d, &mut pool, SimTime::ZERO, 1460))); // finds 0 waiting
+        assert!(accepted(offer(&mut d, &mut pool, SimTime::ZERO, 1460))); // finds 1
+        assert_eq!(
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
+            Offer::QueueDrop
+        ); // finds 2
+        assert_eq!(
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
+            Offer::QueueDrop
+        );
         assert_eq!(d.stats.frames_dropped_forced, 2);
         assert_eq!(d.stats.frames_dropped_queue, 2);
         assert_eq!(d.stats.frames_dropped_early, 0);
         // Once the first frame has left (1230.4 us) one waits: accepted again, and the
         // dropped frames never took wire time (the third ends at 3 x 1230.4 us).
-        assert!(accepted(d.offer(SimTime(1_230_400), &pkt(1460))));
+        assert!(accepted(offer(&mut d, &mut pool, SimTime(1_230_400), 1460)));
         assert_eq!(d.red_average(), Some(1.0));
         assert_eq!(
-            d.offer(SimTime(1_230_400), &pkt(1460)),
+            offer(&mut d, &mut pool, SimTime(1_230_400), 1460),
             Offer::QueueDrop,
             "two waiting again"
         );
@@ -769,17 +803,21 @@ mod tests {
     #[test]
     fn byte_limited_queue() {
         let mut d = dir(QueueLimit::Bytes(2000));
+        let mut pool = PacketPool::default();
         assert!(matches!(
-            d.offer(SimTime::ZERO, &pkt(1460)),
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            d.offer(SimTime::ZERO, &pkt(1460)),
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
             Offer::Accepted { .. }
         ));
-        assert_eq!(d.offer(SimTime::ZERO, &pkt(1460)), Offer::QueueDrop);
+        assert_eq!(
+            offer(&mut d, &mut pool, SimTime::ZERO, 1460),
+            Offer::QueueDrop
+        );
         assert!(matches!(
-            d.offer(SimTime::ZERO, &pkt(0)),
+            offer(&mut d, &mut pool, SimTime::ZERO, 0),
             Offer::Accepted { .. }
         ));
     }
