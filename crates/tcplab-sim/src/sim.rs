@@ -513,11 +513,16 @@ impl<'s> Sim<'s> {
     /// Offer the packet in slot `id`, at `node`, to the link direction towards its
     /// destination.
     fn forward(&mut self, node: u16, id: FrameId) {
+        self.forward_to(node, id, self.pool.get(id).dst);
+    }
+
+    /// `forward`, given the packet's destination `dst` (`flush` has the packet at hand).
+    fn forward_to(&mut self, node: u16, id: FrameId, dst: u16) {
         let dir = remembered_hop(
             &mut self.node_hop[node as usize],
             &self.routes,
             node as usize,
-            self.pool.get(id).dst as usize,
+            dst as usize,
         );
         if dir == NO_ROUTE {
             self.pool.release(id);
@@ -889,7 +894,7 @@ impl<'s> Sim<'s> {
         let mut out = std::mem::take(&mut self.w.out);
         for p in &out {
             let id = self.pool.put(p);
-            self.forward(p.src, id);
+            self.forward_to(p.src, id, p.dst);
         }
         out.clear();
         self.w.out = out;
