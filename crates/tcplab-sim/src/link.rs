@@ -76,25 +76,27 @@ pub enum QueueLimit {
     Unlimited,
 }
 
+/// A link direction's counts (`repr(C)`: those every frame updates first, in one cache line).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct LinkStats {
     pub frames_offered: u64,
     pub frames_sent: u64,
-    pub frames_dropped_error: u64,
-    /// Of those, frames carrying TCP payload.
-    pub data_frames_dropped_error: u64,
-    /// Every drop at the queue: the limit's and RED's.
-    pub frames_dropped_queue: u64,
-    pub data_frames_dropped_queue: u64,
-    /// Of `frames_dropped_queue`, RED's random early drops and its forced ones (average above
-    /// the random region).
-    pub frames_dropped_early: u64,
-    pub frames_dropped_forced: u64,
     pub bytes_on_wire: u64,
     pub busy_ns: u64,
     pub queue_delay_ns_sum: u64,
     pub queue_delay_ns_max: u64,
     pub max_queue_packets: u64,
+    /// Every drop at the queue: the limit's and RED's.
+    pub frames_dropped_queue: u64,
+    pub data_frames_dropped_queue: u64,
+    pub frames_dropped_error: u64,
+    /// Of those, frames carrying TCP payload.
+    pub data_frames_dropped_error: u64,
+    /// Of `frames_dropped_queue`, RED's random early drops and its forced ones (average above
+    /// the random region).
+    pub frames_dropped_early: u64,
+    pub frames_dropped_forced: u64,
 }
 
 /// The fate of a frame offered to a link direction.
@@ -120,43 +122,58 @@ pub struct InFlight {
     pub corrupted: bool,
 }
 
+/// One direction of a link. Laid out by use (`repr(C)`, aligned to a cache line): with many
+/// flows the link directions do not stay in the cache, so what a frame's delivery reads comes
+/// first, then what every offer reads, its statistics and error model, and the rest after.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct LinkDir {
-    pub name: String,
-    pub from: u16,
+    // What a frame's delivery reads (one cache line).
+    in_flight: Ring<InFlight>,
+    /// The simulator's last `(destination, next hop)` for frames arriving over this direction.
+    pub hop_memo: (u32, u32),
     pub to: u16,
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub mtu: u32,
+    pub from: u16,
+    /// Set by the simulator: the node at `to` passes frames on at once (no packet filters,
+    /// no processing delay), straight from this direction's FIFO.
+    pub relays: bool,
+    /// No RED, CoDel, queue log or series, a lossless error model and a rate that divides
+    /// 8e9 (`ns_per_byte`): `offer` takes its specialised copy without the tests for them.
+    plain: bool,
     /// Private: `wire_rule` is read from it.
     framing: Framing,
-    /// `Framing::wire_rule` of `framing`: a frame's size on the wire without a match on the
-    /// framing for every frame offered.
-    wire_rule: (u32, u32),
-    pub queue_limit: QueueLimit,
-    /// Private: `plain` depends on it.
-    err: ErrorModel,
-    pub stats: LinkStats,
-    /// RED on the queue, if configured (drop-tail only otherwise).
-    red: Option<Box<Red>>,
-    /// A CoDel-managed queue, if configured: frames wait here until the transmitter is free,
-    /// and are dequeued (or dropped) then, in `advance`.
-    codel: Option<Box<CoDelQueue>>,
-    /// Frames CoDel dropped at dequeue, with the time, for the caller's logs.
-    late_drops: Vec<(SimTime, FrameId)>,
-    /// Frames of a CoDel queue whose arrival the queue log holds.
-    codel_logged: u64,
-    /// Statistics per interval of simulated time (`output.link_series`), if asked for.
-    series: Option<Box<LinkSeries>>,
+    // What every offer reads.
     busy_until: SimTime,
+    pub delay: Dur,
     /// Nanoseconds per byte on the wire when the rate divides 8e9 bits·ns/s exactly (every
     /// common rate: 10 Mbit/s is 800, 1 Gbit/s is 8), so that a frame's transmission time is
     /// one multiplication, the same value as `serialization` gives; 0 when it does not.
     ns_per_byte: u64,
+    waiting_bytes: u64,
+    /// `Framing::wire_rule` of `framing`: a frame's size on the wire without a match on the
+    /// framing for every frame offered.
+    wire_rule: (u32, u32),
+    pub queue_limit: QueueLimit,
+    /// A CoDel-managed queue, if configured: frames wait here until the transmitter is free,
+    /// and are dequeued (or dropped) then, in `advance`.
+    codel: Option<Box<CoDelQueue>>,
     /// Frames accepted whose transmission has not started: (start time, wire bytes).
     waiting: Ring<(SimTime, u32)>,
-    waiting_bytes: u64,
-    in_flight: Ring<InFlight>,
+    /// RED on the queue, if configured (drop-tail only otherwise).
+    red: Option<Box<Red>>,
+    /// Statistics per interval of simulated time (`output.link_series`), if asked for.
+    series: Option<Box<LinkSeries>>,
+    pub stats: LinkStats,
+    /// Private: `plain` depends on it.
+    err: ErrorModel,
+    // The rest.
+    pub name: String,
+    pub rate_bps: u64,
+    pub mtu: u32,
+    /// Frames CoDel dropped at dequeue, with the time, for the caller's logs.
+    late_drops: Vec<(SimTime, FrameId)>,
+    /// Frames of a CoDel queue whose arrival the queue log holds.
+    codel_logged: u64,
     /// When the queue is logged (`output.queues`): every change of the waiting queue as
     /// (time, frames, bytes) deltas, a frame counted from its arrival to the start of its
     /// transmission. Kept as deltas because a frame's start is known when it is queued.
@@ -164,14 +181,6 @@ pub struct LinkDir {
     /// The most queued frames logged (`output.max_rows`), and how many were not.
     qlog_max: usize,
     qlog_dropped: u64,
-    /// No RED, CoDel, queue log or series, a lossless error model and a rate that divides
-    /// 8e9 (`ns_per_byte`): `offer` takes its specialised copy without the tests for them.
-    plain: bool,
-    /// Set by the simulator: the node at `to` passes frames on at once (no packet filters,
-    /// no processing delay), straight from this direction's FIFO.
-    pub relays: bool,
-    /// The simulator's last `(destination, next hop)` for frames arriving over this direction.
-    pub hop_memo: (u32, u32),
 }
 
 impl LinkDir {

@@ -78,19 +78,22 @@ pub struct FrameInfo {
     pub tcp: Option<(u64, u32)>,
 }
 
-/// A running error model for one link direction.
+/// A running error model for one link direction (`repr(C)`: the frame count, which every
+/// frame updates, first; it shares a cache line with the statistics before it in a link
+/// direction).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ErrorModel {
-    cfg: ErrorModelConfig,
-    rng: Rng,
     frame_index: u64,
-    list_pos: usize,
-    bad: bool,
-    /// One-entry cache of (law, bytes) -> probability: data frames of one size dominate.
-    cache: Option<(Law, u32, f64)>,
     /// The model can never corrupt a frame (`none`, or a PER or BER of 0): its draws decide
     /// nothing, so none is taken (the stream serves this model alone).
     lossless: bool,
+    bad: bool,
+    list_pos: usize,
+    /// One-entry cache of (law, bytes) -> probability: data frames of one size dominate.
+    cache: Option<(Law, u32, f64)>,
+    rng: Rng,
+    cfg: ErrorModelConfig,
 }
 
 impl ErrorModel {
