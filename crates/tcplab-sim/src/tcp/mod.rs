@@ -306,6 +306,8 @@ pub struct Endpoint {
     cc_delivery: bool,
     /// The congestion control's fast recovery inflates the window (`inflates`).
     cc_inflates: bool,
+    /// The congestion control's window growth is Reno's (`CongestionControl::grows_as_reno`).
+    cc_reno: bool,
     /// The congestion control's say over the sender's rules (`cc::SenderRules`).
     cc_rules: SenderRules,
     /// The congestion control already heard this duplicate ACK (`dupack_first`).
@@ -496,6 +498,7 @@ impl Endpoint {
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
             cc_inflates: cc.inflates(),
+            cc_reno: cc.grows_as_reno(),
             cc_rules,
             cc_heard: false,
             cc_sends: cc.hears_sends(),
@@ -1788,6 +1791,12 @@ impl Endpoint {
         now: SimTime,
     ) {
         if data_acked == 0 || (self.cfg.cwnd_validation && !self.cwnd_limited()) {
+            return;
+        }
+        if self.cc_reno {
+            // What the controller's `on_ack` would do, without the event and the call through
+            // the vtable (100 MB bulk: 1,839 -> 1,814 instructions per data segment).
+            cc::reno_increase(&mut self.ccs, data_acked);
             return;
         }
         let d = self.sb.delivery();
