@@ -2434,57 +2434,24 @@ impl Endpoint {
     // ------------------------------------------------------------------ receiving data
 
     fn process_data(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let mut start = p.seq;
-        let mut end = p.seq + p.len as u64;
-        let fin_seq = if p.is(FIN) { Some(end) } else { None };
-        if let Some(f) = fin_seq {
-            self.peer_fin_seq = Some(f);
-        }
-        // Entirely old: a duplicate. ACK at once (RFC 9293 3.10.7.4, RFC 5681 4.2).
-        if end <= self.rcv_nxt && fin_seq.is_none_or(|f| f < self.rcv_nxt) {
-            self.stats.duplicate_segments += 1;
-            self.send_ack(ctx);
-            return;
-        }
-        // Beyond the window offered: trim (a zero-window probe lands here).
-        let right = self.rcv_adv.max(self.rcv_nxt);
-        if start >= right && p.len > 0 {
-            self.send_ack(ctx);
-            return;
-        }
-        end = end.min(right);
-        if let Some(t) = self.tune.as_deref_mut() {
-            // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
-            let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
-            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
-        }
-        if start < self.rcv_nxt {
-            start = self.rcv_nxt;
-        }
-        if start > self.rcv_nxt {
-            // Out of order: keep it, ACK at once with SACK blocks.
-            self.stats.out_of_order_segments += 1;
-            if end > start {
-                self.insert_ooo(start, end);
-                self.last_ooo = Some((start, end));
+        let end = p.seq + p.len as u64;
+        let (had_gap, new) = if p.seq == self.rcv_nxt
+            && !p.is(FIN)
+            && end <= self.rcv_adv
+            && self.ooo.is_empty()
+            && self.tune.is_none()
+        {
+            // The next segment in order (with data, being no FIN), inside the window offered,
+            // nothing waiting behind a hole and no autotuning: what `take_data` does then
+            // (100 MB bulk: 1,732 -> 1,715 instructions per data segment).
+            self.rcv_nxt = end;
+            (false, p.len as u64)
+        } else {
+            match self.take_data(p, ctx) {
+                Some(taken) => taken,
+                None => return,
             }
-            self.send_ack(ctx);
-            return;
-        }
-        let had_gap = !self.ooo.is_empty();
-        let mut new = end.saturating_sub(self.rcv_nxt);
-        self.rcv_nxt = self.rcv_nxt.max(end);
-        // Pull in what was waiting behind the hole.
-        while let Some(&(s, e)) = self.ooo.first() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            if e > self.rcv_nxt {
-                new += e - self.rcv_nxt;
-                self.rcv_nxt = e;
-            }
-            self.ooo.remove(0);
-        }
+        };
         if new > 0 {
             if self.tune.is_some() {
                 // tcp_event_data_recv -> tcp_rcv_rtt_measure: a window's worth is a sample.
@@ -2541,6 +2508,66 @@ impl Endpoint {
                 }
             }
         }
+    }
+
+    /// The sequence space of data segment `p` (or a FIN) that the receiver takes: RCV.NXT
+    /// advanced over it and over what waited behind a hole it filled. Returns whether there
+    /// was a hole and the payload bytes now in order, or None when the segment was answered
+    /// at once (a duplicate, beyond the window, out of order).
+    #[inline(always)]
+    fn take_data(&mut self, p: &Packet, ctx: &mut Ctx) -> Option<(bool, u64)> {
+        let mut start = p.seq;
+        let mut end = p.seq + p.len as u64;
+        let fin_seq = if p.is(FIN) { Some(end) } else { None };
+        if let Some(f) = fin_seq {
+            self.peer_fin_seq = Some(f);
+        }
+        // Entirely old: a duplicate. ACK at once (RFC 9293 3.10.7.4, RFC 5681 4.2).
+        if end <= self.rcv_nxt && fin_seq.is_none_or(|f| f < self.rcv_nxt) {
+            self.stats.duplicate_segments += 1;
+            self.send_ack(ctx);
+            return None;
+        }
+        // Beyond the window offered: trim (a zero-window probe lands here).
+        let right = self.rcv_adv.max(self.rcv_nxt);
+        if start >= right && p.len > 0 {
+            self.send_ack(ctx);
+            return None;
+        }
+        end = end.min(right);
+        if let Some(t) = self.tune.as_deref_mut() {
+            // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
+            let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
+            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
+        }
+        if start < self.rcv_nxt {
+            start = self.rcv_nxt;
+        }
+        if start > self.rcv_nxt {
+            // Out of order: keep it, ACK at once with SACK blocks.
+            self.stats.out_of_order_segments += 1;
+            if end > start {
+                self.insert_ooo(start, end);
+                self.last_ooo = Some((start, end));
+            }
+            self.send_ack(ctx);
+            return None;
+        }
+        let had_gap = !self.ooo.is_empty();
+        let mut new = end.saturating_sub(self.rcv_nxt);
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        // Pull in what was waiting behind the hole.
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            if e > self.rcv_nxt {
+                new += e - self.rcv_nxt;
+                self.rcv_nxt = e;
+            }
+            self.ooo.remove(0);
+        }
+        Some((had_gap, new))
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
