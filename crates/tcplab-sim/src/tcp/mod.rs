@@ -2216,9 +2216,12 @@ impl Endpoint {
             return;
         }
         let sent_before = self.stats.segments_sent;
-        if self.nothing_to_send() {
+        if !PLAIN && self.nothing_to_send() {
             // What the loop below does when there is nothing to send (the receiving end of a
-            // transfer, after every segment): only the application-limited mark.
+            // transfer, after every segment): only the application-limited mark. Not tested
+            // in the plain loop, whose first pass finds the same at about the same cost, and
+            // where most passes are a sender's with new data, which this test would only delay
+            // (100 MB bulk: 1,715 -> 1,708 instructions per data segment).
             let pipe = self.sb.rfc6675_pipe();
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
             if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
