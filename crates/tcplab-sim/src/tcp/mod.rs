@@ -395,6 +395,13 @@ pub struct Endpoint {
     /// the same field, which `advertise_window` would only compute again (a sender's data
     /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
     adv_memo: (u64, u32),
+    /// With a fixed receive buffer (no read rate, no autotuning), settled at the handshake:
+    /// the buffer, the buffer less the silly-window step, and the window field of a full
+    /// buffer. Once RCV.NXT is within the second of the right edge offered, `advertise_window`
+    /// slides the edge to RCV.NXT + buffer and offers the whole buffer: an ACK then sets both
+    /// from these without computing the window (100 MB bulk: 1,690 -> 1,672 instructions per
+    /// data segment).
+    adv_full: Option<(u64, u64, u32)>,
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
     /// mode was entered (on the connection's first data).
@@ -550,6 +557,7 @@ impl Endpoint {
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
             adv_memo: (u64::MAX, 0),
+            adv_full: None,
             delack_count: 0,
             quick_acks_left: 0,
             quick_acks_started: false,
@@ -693,6 +701,15 @@ impl Endpoint {
                 // `advertise_window` gives the same for the same RCV.NXT (it only moves the
                 // right edge when RCV.NXT moves), and `last_adv_wnd` holds it already.
                 p.wnd = self.adv_memo.1;
+            } else if let Some((buf, _, field)) = self
+                .adv_full
+                .filter(|&(_, lag, _)| flags & SYN == 0 && self.rcv_nxt + lag >= self.rcv_adv)
+            {
+                // The right edge slides to RCV.NXT + buffer: the whole buffer is offered.
+                self.rcv_adv = self.rcv_nxt + buf;
+                p.wnd = field;
+                self.last_adv_wnd = (field as u64) << self.own_wscale;
+                self.adv_memo = (self.rcv_nxt, field);
             } else {
                 let wnd = self.advertise_window(now);
                 let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
@@ -1318,6 +1335,14 @@ impl Endpoint {
         self.ccs.cwnd = self.cfg.initial_cwnd as u64 * self.eff_mss;
         self.snd_wnd = (p.wnd as u64).min(65_535);
         self.max_snd_wnd = self.snd_wnd;
+        let buf = self.cfg.rcv_buf;
+        self.adv_full = (self.cfg.rcv_read_rate.is_none() && self.tune.is_none() && buf < 1 << 53)
+            .then(|| {
+                let step = (buf / 2).min(self.eff_mss.max(1));
+                let max = 65_535u64 << self.own_wscale;
+                let field = (buf.min(max) >> self.own_wscale).min(65_535) as u32;
+                (buf, buf - step, field)
+            });
     }
 
     fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
