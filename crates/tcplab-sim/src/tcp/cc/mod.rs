@@ -215,6 +215,13 @@ pub trait CongestionControl: Send {
     /// grow the window.
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent);
 
+    /// Whether `on_ack` is exactly `reno_increase(st, ev.bytes_acked)`: the sender then applies
+    /// the growth in line, without building the event and calling through the vtable on every
+    /// ACK of new data.
+    fn grows_as_reno(&self) -> bool {
+        false
+    }
+
     /// Every ACK (new, duplicate, in or out of recovery), after the sender and the loss-recovery
     /// plug-in processed it: for model-based and rate-based algorithms.
     fn on_delivery(&mut self, _st: &mut CcState, _ev: &AckEvent) {}

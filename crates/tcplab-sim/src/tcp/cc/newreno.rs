@@ -74,6 +74,10 @@ impl CongestionControl for NewReno {
         reno_increase(st, ev.bytes_acked);
     }
 
+    fn grows_as_reno(&self) -> bool {
+        true
+    }
+
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno
     }

@@ -27,6 +27,10 @@ impl CongestionControl for Reno {
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
         reno_increase(st, ev.bytes_acked);
     }
+
+    fn grows_as_reno(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -70,6 +70,10 @@ impl CongestionControl for Tahoe {
         reno_increase(st, ev.bytes_acked);
     }
 
+    fn grows_as_reno(&self) -> bool {
+        true
+    }
+
     fn recovery_style(&self) -> RecoveryStyle {
         RecoveryStyle::None
     }

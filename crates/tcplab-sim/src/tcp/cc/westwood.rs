@@ -625,6 +625,10 @@ impl CongestionControl for Westwood {
         reno_increase(st, ev.bytes_acked);
     }
 
+    fn grows_as_reno(&self) -> bool {
+        true
+    }
+
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
         let d = match self.cfg.ack_count {
             AckCount::Paper => self.shared.on_delivery(st, ev).map(|d| {

@@ -107,6 +107,10 @@ impl CongestionControl for WestwoodPlus {
         reno_increase(st, ev.bytes_acked);
     }
 
+    fn grows_as_reno(&self) -> bool {
+        true
+    }
+
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
         if let Some(d) = self.shared.on_delivery(st, ev) {
             self.sample(ev.now, d, ev.srtt);
