@@ -354,8 +354,9 @@ impl LinkDir {
         }
     }
 
-    /// Offer a packet for transmission at `now` (inlined into both callers, `Sim::forward` and
-    /// `Sim::pass_on`: a call costs more than the copy it saves).
+    /// Offer the packet in slot `id` of `pool` for transmission at `now` (inlined into both
+    /// callers, `Sim::forward_to` and `Sim::pass_on`: a call and its register saves cost more
+    /// than the offer's common case).
     #[inline(always)]
     pub fn offer(&mut self, now: SimTime, id: FrameId, pool: &PacketPool) -> Offer {
         if self.plain {

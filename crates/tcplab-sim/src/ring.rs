@@ -1,9 +1,9 @@
 //! The first-in first-out queues of a link direction (its frames in flight, its waiting
 //! frames): a ring of slots whose number is a power of two, so that a position is masked into
 //! place rather than compared with the capacity and wrapped. A new item can be written straight
-//! into its slot (`push_slot`), after the ring has grown if it had to: with
-//! `VecDeque::push_back` the compiler builds a frame on the stack first and copies it again,
-//! since growing might touch the packet it is copied from.
+//! into its slot (`push_slot`), after the ring has grown if it had to. (That mattered when the
+//! frames in flight were whole packets: `VecDeque::push_back` built one on the stack and copied
+//! it again. Since the packets live in the pool (`crate::pool`), an entry is 16 bytes.)
 
 #[derive(Clone, Debug)]
 pub struct Ring<T> {

@@ -26,7 +26,8 @@ pub struct RtoConfig {
 
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
-    pub cfg: RtoConfig,
+    /// Private: the timeout kept beside the state (`rto`) depends on it.
+    cfg: RtoConfig,
     srtt: Option<f64>,
     rttvar: f64,
     /// SRTT and RTTVAR rounded to nanoseconds, computed once per sample (read on every ACK).
