@@ -142,28 +142,32 @@ pub struct LinkDir {
     plain: bool,
     /// Private: `wire_rule` is read from it.
     framing: Framing,
-    // What every offer reads.
+    // What every offer reads, and the counts it updates (the first four of `stats`, which is
+    // `repr(C)`, end this cache line; the rest of them are updated when the link is busy or
+    // drops a frame).
     busy_until: SimTime,
     pub delay: Dur,
     /// Nanoseconds per byte on the wire when the rate divides 8e9 bits·ns/s exactly (every
     /// common rate: 10 Mbit/s is 800, 1 Gbit/s is 8), so that a frame's transmission time is
     /// one multiplication, the same value as `serialization` gives; 0 when it does not.
     ns_per_byte: u64,
-    waiting_bytes: u64,
     /// `Framing::wire_rule` of `framing`: a frame's size on the wire without a match on the
     /// framing for every frame offered.
     wire_rule: (u32, u32),
+    pub stats: LinkStats,
+    // What an offer reads when the link is busy.
+    waiting_bytes: u64,
     pub queue_limit: QueueLimit,
+    /// Frames accepted whose transmission has not started: (start time, wire bytes).
+    waiting: Ring<(SimTime, u32)>,
+    // What only links that are not `plain` read.
     /// A CoDel-managed queue, if configured: frames wait here until the transmitter is free,
     /// and are dequeued (or dropped) then, in `advance`.
     codel: Option<Box<CoDelQueue>>,
-    /// Frames accepted whose transmission has not started: (start time, wire bytes).
-    waiting: Ring<(SimTime, u32)>,
     /// RED on the queue, if configured (drop-tail only otherwise).
     red: Option<Box<Red>>,
     /// Statistics per interval of simulated time (`output.link_series`), if asked for.
     series: Option<Box<LinkSeries>>,
-    pub stats: LinkStats,
     /// Private: `plain` depends on it.
     err: ErrorModel,
     // The rest.
@@ -264,7 +268,8 @@ impl LinkDir {
     /// Whether the queue is CoDel's (its frames are dequeued by `advance`).
     #[inline]
     pub fn has_codel(&self) -> bool {
-        self.codel.is_some()
+        // A plain direction has none: `plain` shares the delivery's cache line, `codel` does not.
+        !self.plain && self.codel.is_some()
     }
 
     /// Keep statistics per `interval_ns` of simulated time, for up to `max_bins` intervals.
