@@ -29,6 +29,8 @@ pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
 
+use std::sync::Arc;
+
 use ns2::{Ns2Active, Ns2Rules};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
@@ -258,7 +260,8 @@ pub struct Endpoint {
     pub end: u8,
     pub node: u16,
     pub peer_node: u16,
-    pub cfg: TcpConfig,
+    /// Shared by every endpoint with the same settings.
+    pub cfg: Arc<TcpConfig>,
     pub state: State,
     pub stats: EndpointStats,
     pub aborted: bool,
@@ -429,7 +432,7 @@ impl Endpoint {
         end: u8,
         node: u16,
         peer_node: u16,
-        cfg: TcpConfig,
+        cfg: Arc<TcpConfig>,
         cc: Box<dyn CongestionControl>,
         rec: Box<dyn LossRecovery>,
     ) -> Self {
