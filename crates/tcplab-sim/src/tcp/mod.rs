@@ -1577,11 +1577,11 @@ impl Endpoint {
             self.rs_delivered += d.bytes;
             self.rs_delivered_time = now;
             if let Some(seg) = d.newest.filter(|_| self.cc_rate) {
-                let send_elapsed = seg.last_sent.since(seg.tx.first_sent_time);
-                let ack_elapsed = now.since(seg.tx.delivered_time);
+                let send_elapsed = seg.last_sent.since(seg.tx().first_sent_time);
+                let ack_elapsed = now.since(seg.tx().delivered_time);
                 self.rs_first_sent_time = seg.last_sent;
                 let interval = send_elapsed.max(ack_elapsed);
-                let delivered = self.rs_delivered - seg.tx.delivered;
+                let delivered = self.rs_delivered - seg.tx().delivered;
                 // An interval shorter than the minimum RTT gives no reliable sample.
                 let valid = interval.0 > 0 && self.rto.min_rtt.is_none_or(|m| interval >= m);
                 rate = Some(RateSample {
@@ -1592,8 +1592,8 @@ impl Endpoint {
                     } else {
                         0.0
                     },
-                    prior_delivered: seg.tx.delivered,
-                    is_app_limited: seg.tx.app_limited,
+                    prior_delivered: seg.tx().delivered,
+                    is_app_limited: seg.tx().app_limited,
                 });
             }
             if self.rs_app_limited != 0 && self.rs_delivered > self.rs_app_limited {
@@ -2146,7 +2146,7 @@ impl Endpoint {
         if !self.cfg.ns2.rtt_active {
             self.rtt_timing = None;
         }
-        self.send_segment(s.start, s.end, s.fin, s.tx_count, ctx);
+        self.send_segment(s.start, s.end, s.fin, u32::from(s.tx_count), ctx);
         ctx.log(self.conn, self.end, "retransmit", s.start, || {
             format!("len {} tx {}", s.data_len(), s.tx_count)
         });

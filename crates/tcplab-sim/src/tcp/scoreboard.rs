@@ -34,30 +34,40 @@ pub struct TxStamp {
     pub app_limited: bool,
 }
 
+/// A segment sent and not yet cumulatively acknowledged. 64 bytes, aligned to a cache line:
+/// the per-ACK scan of the scoreboard reads one line per segment (with many flows the
+/// scoreboards are not in the cache). The delivery-rate state of `TxStamp` is kept inline,
+/// `tx` gives it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seg {
     pub start: u64,
     /// One past the last sequence number (includes the FIN's).
     pub end: u64,
+    /// Time of the latest transmission (RACK's Segment.xmit_ts).
+    pub last_sent: SimTime,
+    /// Time of the first transmission.
+    pub first_sent: SimTime,
+    /// Delivery-rate state at the latest transmission (`TxStamp`'s fields).
+    tx_delivered: u64,
+    tx_delivered_time: SimTime,
+    tx_first_sent_time: SimTime,
+    /// Transmissions so far (1 = sent once). A connection gives up after at most 100
+    /// timeouts, so it never nears the limit; it saturates there.
+    pub tx_count: u16,
     pub fin: bool,
     pub sacked: bool,
     pub lost: bool,
     /// Retransmitted since it was last marked lost (or, for a probe, since it was sent).
     pub retransmitted: bool,
-    /// Transmissions so far (1 = sent once).
-    pub tx_count: u32,
-    /// Time of the latest transmission (RACK's Segment.xmit_ts).
-    pub last_sent: SimTime,
-    /// Time of the first transmission.
-    pub first_sent: SimTime,
-    /// Delivery-rate state at the latest transmission.
-    pub tx: TxStamp,
+    tx_app_limited: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<Seg>() == 64);
 
 impl Seg {
     /// A segment sent for the first time at `now`.
     pub fn new(start: u64, end: u64, fin: bool, now: SimTime, tx: TxStamp) -> Seg {
-        Seg {
+        let mut s = Seg {
             start,
             end,
             fin,
@@ -67,8 +77,30 @@ impl Seg {
             tx_count: 1,
             last_sent: now,
             first_sent: now,
-            tx,
+            tx_delivered: 0,
+            tx_delivered_time: SimTime::ZERO,
+            tx_first_sent_time: SimTime::ZERO,
+            tx_app_limited: false,
+        };
+        s.set_tx(tx);
+        s
+    }
+    /// The delivery-rate state at the latest transmission.
+    #[inline]
+    pub fn tx(&self) -> TxStamp {
+        TxStamp {
+            delivered: self.tx_delivered,
+            delivered_time: self.tx_delivered_time,
+            first_sent_time: self.tx_first_sent_time,
+            app_limited: self.tx_app_limited,
         }
+    }
+    #[inline]
+    fn set_tx(&mut self, tx: TxStamp) {
+        self.tx_delivered = tx.delivered;
+        self.tx_delivered_time = tx.delivered_time;
+        self.tx_first_sent_time = tx.first_sent_time;
+        self.tx_app_limited = tx.app_limited;
     }
     pub fn len(&self) -> u64 {
         self.end - self.start
@@ -453,9 +485,9 @@ impl Scoreboard {
     pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxStamp) {
         self.update(i, |s| {
             s.retransmitted = true;
-            s.tx_count += 1;
+            s.tx_count = s.tx_count.saturating_add(1);
             s.last_sent = now;
-            s.tx = tx;
+            s.set_tx(tx);
         });
     }
 
