@@ -411,6 +411,47 @@ def test_results_of_no_store(tmp_path):
     assert r.returncode == 2 and "no tcplab store" in r.stderr
 
 
+# What a rerun that finds every run in its store must not import: it reads the run_id lists
+# beside the parts, not the Parquet files, and starts no executor (issue 9: such a rerun takes
+# little more than the command's start-up).
+RERUN_UNUSED = [
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "numpy",
+    "rich",
+    "concurrent.futures",
+    "tcplab.sweep.execute",
+]
+
+
+def test_a_rerun_that_finds_every_run_imports_no_executor_nor_table_library(tmp_path):
+    st = tmp_path / "st"
+    grid = ["--grid", "links.wan.ab.error.p=0,0.01", "--grid", "tcp.congestion_control=reno,cubic"]
+    args = ["sweep", str(EXAMPLE), *grid, "--seeds", "1..2", "--store", str(st)]
+    assert _cli(*args).returncode == 0
+    seen = tmp_path / "modules.json"
+    # the console script's entry point, the modules it imported written as it exits
+    code = (
+        "import atexit, json, sys\n"
+        f"atexit.register(lambda: open({str(seen)!r}, 'w').write(json.dumps(list(sys.modules))))\n"
+        "from tcplab.cli import main\n"
+        "main()\n"
+    )
+    for extra, want in (
+        ([], f"8 runs (4 points x 2 seeds): 0 computed, 8 already in {st}, "),
+        (["--json"], '"computed": 0,'),
+    ):
+        r = subprocess.run(
+            [sys.executable, "-c", code, *args, *extra], capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stderr
+        assert want in r.stdout and r.stderr == ""
+        modules = set(json.loads(seen.read_text()))
+        assert {"tcplab.sweep", "tcplab.sweep.store"} <= modules
+        assert [m for m in RERUN_UNUSED if m in modules] == []
+
+
 # -- studies on the store ----------------------------------------------------------------------
 
 

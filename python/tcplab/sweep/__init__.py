@@ -24,14 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import errors as _errors
+from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
+
+from .grid import axis_values, grid_points, parse_seeds
+from .store import Store, StoreError
+from .task import Task, parse_scheduler
 
 if TYPE_CHECKING:
     import pandas as pd
-from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
 
-from .execute import FlatBatch, Task, execute, flat_row, flat_table, parse_scheduler
-from .grid import axis_values, grid_points, parse_seeds
-from .store import Store, StoreError
+    from .execute import FlatBatch
 
 __all__ = [
     "Sweep",
@@ -234,6 +236,8 @@ class Sweep:
         with gc_paused():  # a task per run: many objects, no garbage
             tasks = self.tasks()
         if store is None:
+            from .execute import execute, flat_row
+
             rows: list[dict[str, Any]] = []
             execute(
                 tasks,
@@ -257,7 +261,10 @@ class Sweep:
         ) as writer:
             have = st.run_ids()
             todo = [t for t in tasks if t.run_id not in have]
-            run_tasks(todo, flat_row, writer, jobs=jobs, scheduler=scheduler, progress=progress)
+            if todo:  # else no executor, no thread, no progress bar: nothing is to be run
+                from .execute import flat_row
+
+                run_tasks(todo, flat_row, writer, jobs=jobs, scheduler=scheduler, progress=progress)
         return SweepOutcome(
             len(tasks), len(todo), len(tasks) - len(todo), time.perf_counter() - t0, st, tasks
         )
@@ -283,9 +290,13 @@ def run_tasks(
     A part is written on a thread of its own while the next batch runs, one part at a time:
     in a sweep of short runs, making and writing the table of 10,000 rows costs as much as a
     fifth of running them. What is handed to that thread is written before this returns, also
-    when interrupted; a kill -9 loses it, and a rerun computes it again."""
+    when interrupted; a kill -9 loses it, and a rerun computes it again. No tasks: nothing is
+    started (no executor, thread or progress bar)."""
+    if not tasks:
+        return
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from .execute import FlatBatch, execute, flat_table
     from .store import rows_table
 
     batches: list[FlatBatch] = []  # from flat_row
