@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -180,6 +181,8 @@ def test_run_ids_are_stable_and_ignore_the_output_switches(tmp_path):
     assert len({t.run_id for t in a}) == 8
     key = Sweep(EXAMPLE, grid={}, seeds=[1]).base_key
     assert Sweep(EXAMPLE, grid={}, seeds=[7]).tasks()[0].run_id == run_id(key, 7)
+    # the ids are hashlib's SHA-256, whichever implementation computes them
+    assert run_id(key, 7) == hashlib.sha256(f"{key}:7".encode()).hexdigest()[:20]
 
 
 def test_the_sweep_table_of_a_scenario_file(tmp_path):
@@ -422,6 +425,7 @@ RERUN_UNUSED = [
     "rich",
     "concurrent.futures",
     "tcplab.sweep.execute",
+    "hashlib",
 ]
 
 
