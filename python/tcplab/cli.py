@@ -26,16 +26,14 @@ import copy
 import importlib
 import json
 import sys
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tcplab import __version__, errors
-from tcplab.api import Scenario, run
 from tcplab.cli_options import (
     FileArg,
     JobsOpt,
@@ -45,6 +43,11 @@ from tcplab.cli_options import (
     SummaryJsonOpt,
     interrupted_said,
 )
+
+# tcplab.api (and tomllib) are imported by the commands that use them: `tcplab --help` and
+# `tcplab version` do not wait for them.
+if TYPE_CHECKING:
+    from tcplab.api import Scenario
 
 # The sub-command groups are imported when one of them is used (or `tcplab -h` lists them), not
 # at start-up: the models pull in numpy, the studies pandas and matplotlib, and `tcplab run`
@@ -187,6 +190,8 @@ def _writable_dir(option: str, path: Path) -> None:
 def parse_assignment(text: str) -> tuple[str, Any]:
     """``key=value`` -> (key, value). The value is read as a TOML value when it is one
     (``536``, ``0.01``, ``true``, ``{model="per", p=0.01}``), else taken as text (``10Mbps``)."""
+    import tomllib
+
     key, sep, raw = text.partition("=")
     key, raw = key.strip(), raw.strip()
     if not sep or not key:
@@ -199,6 +204,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 def _load(file: Path, assignments: list[str]) -> Scenario:
+    from tcplab.api import Scenario
+
     scenario = Scenario.from_toml(file)
     if assignments:
         scenario = scenario.with_overrides(dict(parse_assignment(a) for a in assignments))
@@ -249,6 +256,8 @@ def run_cmd(
             scenario = scenario.with_overrides({"output.packets": True})
         if plot is not None:
             scenario = scenario.with_overrides({"output.trace": True, "output.queues": True})
+        from tcplab.api import run
+
         result = run(scenario, seed=seed)
     # The result is shown before anything is written, so a failed write loses no output.
     if as_json:
