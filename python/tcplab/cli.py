@@ -617,5 +617,12 @@ def main() -> None:
     sys.exit(rc if isinstance(rc, int) else 0)
 
 
-if _GC_WAS_ON:  # start-up is over (see the top of this module)
+# Start-up is over (see the top of this module). Its objects are put in the oldest generation
+# as they are (frozen, then unfrozen into it), else the collector, once enabled, would walk
+# them all at the next allocation (6 M instructions) to age them there; not in a process that
+# froze objects of its own, which unfreezing would let go.
+if gc.get_freeze_count() == 0:
+    gc.freeze()
+    gc.unfreeze()
+if _GC_WAS_ON:
     gc.enable()
