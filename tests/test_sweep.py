@@ -299,6 +299,9 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
         proc.wait()
         before = len(Store(st)) if Store(st).exists() else 0
         partial += 0 < before < RUNS
+        if before:  # what a rerun reads to learn what is present: the parts' run_id lists
+            in_parts = Store(st).sql("SELECT run_id FROM runs")["run_id"]
+            assert Store(st).run_ids() == set(in_parts) and len(in_parts) == before
         print(f"trial {trial}: killed at {before} of {RUNS} rows")
         done = subprocess.run(_sweep_cmd(st), check=True, capture_output=True, text=True)
         info = json.loads(done.stdout)
