@@ -253,3 +253,20 @@ def test_the_command_run_is_the_only_one_built() -> None:
         [str(Path(sys.executable).parent / "tcplab"), "nosuch"], capture_output=True, text=True
     )
     assert out.returncode == 2 and "No such command 'nosuch'" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("", "assert gc.isenabled() and gc.get_freeze_count() == 0"),
+        ("gc.disable()", "assert not gc.isenabled()"),
+        # (a frozen object may still be freed when its last reference goes)
+        ("gc.freeze(); n = gc.get_freeze_count()", "assert n >= gc.get_freeze_count() > n / 2"),
+    ],
+)
+def test_importing_the_cli_leaves_the_collector_as_it_found_it(before: str, after: str) -> None:
+    """tcplab.cli pauses the cyclic collector while it starts up (only `main` freezes what
+    start-up made): an importer finds the collector as it was, its frozen objects still frozen."""
+    code = f"import gc\n{before}\nimport tcplab.cli\n{after}\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -180,6 +181,8 @@ def test_run_ids_are_stable_and_ignore_the_output_switches(tmp_path):
     assert len({t.run_id for t in a}) == 8
     key = Sweep(EXAMPLE, grid={}, seeds=[1]).base_key
     assert Sweep(EXAMPLE, grid={}, seeds=[7]).tasks()[0].run_id == run_id(key, 7)
+    # the ids are hashlib's SHA-256, whichever implementation computes them
+    assert run_id(key, 7) == hashlib.sha256(f"{key}:7".encode()).hexdigest()[:20]
 
 
 def test_the_sweep_table_of_a_scenario_file(tmp_path):
@@ -296,6 +299,9 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
         proc.wait()
         before = len(Store(st)) if Store(st).exists() else 0
         partial += 0 < before < RUNS
+        if before:  # what a rerun reads to learn what is present: the parts' run_id lists
+            in_parts = Store(st).sql("SELECT run_id FROM runs")["run_id"]
+            assert Store(st).run_ids() == set(in_parts) and len(in_parts) == before
         print(f"trial {trial}: killed at {before} of {RUNS} rows")
         done = subprocess.run(_sweep_cmd(st), check=True, capture_output=True, text=True)
         info = json.loads(done.stdout)
@@ -409,6 +415,48 @@ def test_cli_sweep_refuses_bad_input(tmp_path, args, message):
 def test_results_of_no_store(tmp_path):
     r = _cli("results", str(tmp_path))
     assert r.returncode == 2 and "no tcplab store" in r.stderr
+
+
+# What a rerun that finds every run in its store must not import: it reads the run_id lists
+# beside the parts, not the Parquet files, and starts no executor (issue 9: such a rerun takes
+# little more than the command's start-up).
+RERUN_UNUSED = [
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "numpy",
+    "rich",
+    "concurrent.futures",
+    "tcplab.sweep.execute",
+    "hashlib",
+]
+
+
+def test_a_rerun_that_finds_every_run_imports_no_executor_nor_table_library(tmp_path):
+    st = tmp_path / "st"
+    grid = ["--grid", "links.wan.ab.error.p=0,0.01", "--grid", "tcp.congestion_control=reno,cubic"]
+    args = ["sweep", str(EXAMPLE), *grid, "--seeds", "1..2", "--store", str(st)]
+    assert _cli(*args).returncode == 0
+    seen = tmp_path / "modules.json"
+    # the console script's entry point, the modules it imported written as it exits
+    code = (
+        "import atexit, json, sys\n"
+        f"atexit.register(lambda: open({str(seen)!r}, 'w').write(json.dumps(list(sys.modules))))\n"
+        "from tcplab.cli import main\n"
+        "main()\n"
+    )
+    for extra, want in (
+        ([], f"8 runs (4 points x 2 seeds): 0 computed, 8 already in {st}, "),
+        (["--json"], '"computed": 0,'),
+    ):
+        r = subprocess.run(
+            [sys.executable, "-c", code, *args, *extra], capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stderr
+        assert want in r.stdout and r.stderr == ""
+        modules = set(json.loads(seen.read_text()))
+        assert {"tcplab.sweep", "tcplab.sweep.store"} <= modules
+        assert [m for m in RERUN_UNUSED if m in modules] == []
 
 
 # -- studies on the store ----------------------------------------------------------------------

@@ -5,8 +5,10 @@
 >>> res = tcplab.run(sc, seed=2)                                   # doctest: +SKIP
 >>> res.summary["apps"][0]["response_time_s"]                      # doctest: +SKIP
 
-``tcplab.models`` (analytic models) and ``tcplab.topology`` (scenario builders) are imported
-on first use.
+Every name below (and ``tcplab.models``, the analytic models, ``tcplab.topology``, the scenario
+builders) is imported on first use: the `tcplab` command imports only what its sub-command
+needs (a sweep's rerun that finds every run in its store no tables, ``tcplab version``
+nothing).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab import errors
 from tcplab._core import __version__
-from tcplab.api import Result, Scenario, run, run_many
-from tcplab.frames import flatten_summary, results_frame
-from tcplab.sweep import Store, Sweep
 
 if TYPE_CHECKING:
     from tcplab import models, topology
+    from tcplab.api import Result, Scenario, run, run_many
+    from tcplab.frames import flatten_summary, results_frame
+    from tcplab.sweep import Store, Sweep
 
 __all__ = [
     "Scenario",
@@ -39,7 +41,29 @@ __all__ = [
 ]
 
 
+# name -> the module that defines it
+_LAZY = {
+    "Scenario": "tcplab.api",
+    "Result": "tcplab.api",
+    "run": "tcplab.api",
+    "run_many": "tcplab.api",
+    "Sweep": "tcplab.sweep",
+    "Store": "tcplab.sweep",
+    "results_frame": "tcplab.frames",
+    "flatten_summary": "tcplab.frames",
+}
+
+
 def __getattr__(name: str) -> Any:
     if name in ("models", "topology"):
         return importlib.import_module(f"tcplab.{name}")
-    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

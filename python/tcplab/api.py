@@ -21,8 +21,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-import tomli_w
-
 from tcplab import _core
 from tcplab import errors as _errors
 
@@ -191,6 +189,8 @@ class Scenario:
 
     def to_toml(self) -> str:
         """The scenario (as given) as TOML text; `Scenario.from_toml` reads it back."""
+        import tomli_w
+
         return tomli_w.dumps(self._data)
 
     def to_json(self, *, normalized: bool = False) -> str:

@@ -1,7 +1,5 @@
 """Typer argument and option types shared by the commands (run, sweep, study, testbed, ...)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -14,24 +14,35 @@ base scenario) costs only what is new.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import errors as _errors
+from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
+
+from .grid import axis_values, grid_points, parse_seeds
+from .store import Store, StoreError
+from .task import Task, parse_scheduler
+
+try:
+    # CPython's own SHA-256, as the standard library's random module takes its SHA-512: the same
+    # digests, without hashlib's loading OpenSSL (2 ms, a twentieth of a rerun that finds
+    # every run in its store).
+    from _sha256 import sha256 as _sha256  # Python 3.11
+except ImportError:  # pragma: no cover - 3.12 renamed it; other builds may lack it
+    try:
+        from _sha2 import sha256 as _sha256  # type: ignore[no-redef]
+    except ImportError:
+        from hashlib import sha256 as _sha256  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     import pandas as pd
-from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
 
-from .execute import FlatBatch, Task, execute, flat_row, flat_table, parse_scheduler
-from .grid import axis_values, grid_points, parse_seeds
-from .store import Store, StoreError
+    from .execute import FlatBatch
 
 __all__ = [
     "Sweep",
@@ -60,13 +71,13 @@ def scenario_key(normalized: Mapping[str, Any]) -> str:
     data = dict(normalized)
     data.pop("output", None)
     data["run"] = {k: v for k, v in dict(data.get("run", {})).items() if k != "seed"}
-    return hashlib.sha256(_canonical(data).encode()).hexdigest()
+    return _sha256(_canonical(data).encode()).hexdigest()
 
 
 def run_id(point_key: str, seed: int, *extra: str) -> str:
     """The stable id of a run: its scenario's key, its seed (and a study's case key)."""
     text = ":".join((point_key, str(seed), *extra))
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return _sha256(text.encode()).hexdigest()[:20]
 
 
 def scenario_json(normalized: Mapping[str, Any], seed: int, output: Mapping[str, Any]) -> str:
@@ -77,18 +88,44 @@ def scenario_json(normalized: Mapping[str, Any], seed: int, output: Mapping[str,
     return json.dumps(data, allow_nan=False)
 
 
-@dataclass
 class SweepOutcome:
     """What `Sweep.run` did: `total` runs, of which `computed` were run now and `reused` came
-    from the store; `frame` holds the sweep's rows in grid order (points, then seeds)."""
+    from the store; `frame` holds the sweep's rows in grid order (points, then seeds).
+    (Written out rather than a dataclass: making one costs 1 ms, a fiftieth of a rerun that
+    finds every run in its store.)"""
 
-    total: int
-    computed: int
-    reused: int
-    seconds: float
-    store: Store | None = None
-    _tasks: Sequence[Task] = ()
-    _rows: list[dict[str, Any]] | None = None
+    _FIELDS = ("total", "computed", "reused", "seconds", "store", "_tasks", "_rows")
+
+    def __init__(
+        self,
+        total: int,
+        computed: int,
+        reused: int,
+        seconds: float,
+        store: Store | None = None,
+        _tasks: Sequence[Task] = (),
+        _rows: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.total = total
+        self.computed = computed
+        self.reused = reused
+        self.seconds = seconds
+        self.store = store
+        self._tasks = _tasks
+        self._rows = _rows
+
+    def __repr__(self) -> str:
+        return (
+            f"SweepOutcome(total={self.total!r}, computed={self.computed!r}, "
+            f"reused={self.reused!r}, seconds={self.seconds!r}, store={self.store!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SweepOutcome:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -198,7 +235,7 @@ class Sweep:
             text = scenario_json(norm, _SEED_MARK, _NO_OUTPUT)
             head, _, tail = text.partition(str(_SEED_MARK))
             once = text.count(str(_SEED_MARK)) == 1
-            ids = hashlib.sha256(f"{key}:".encode())  # run_id(key, seed), hashed from here
+            ids = _sha256(f"{key}:".encode())  # run_id(key, seed), hashed from here
             for seed in self.seeds:
                 js = f"{head}{seed}{tail}" if once else scenario_json(norm, seed, _NO_OUTPUT)
                 h = ids.copy()
@@ -234,6 +271,8 @@ class Sweep:
         with gc_paused():  # a task per run: many objects, no garbage
             tasks = self.tasks()
         if store is None:
+            from .execute import execute, flat_row
+
             rows: list[dict[str, Any]] = []
             execute(
                 tasks,
@@ -249,15 +288,19 @@ class Sweep:
                 len(tasks), len(tasks), 0, time.perf_counter() - t0, None, tasks, rows
             )
         st = store if isinstance(store, Store) else Store(store)
+        base = self.base.to_dict(normalized=True)
         with st.open_for_writing(
             kind="sweep",
-            base=self.base.to_dict(normalized=True),
-            base_hash=self.base_key,
+            base=base,
+            base_hash=scenario_key(base),  # self.base_key, from the dict at hand
             grid_paths=[p for p, _ in self.axes],
         ) as writer:
             have = st.run_ids()
             todo = [t for t in tasks if t.run_id not in have]
-            run_tasks(todo, flat_row, writer, jobs=jobs, scheduler=scheduler, progress=progress)
+            if todo:  # else no executor, no thread, no progress bar: nothing is to be run
+                from .execute import flat_row
+
+                run_tasks(todo, flat_row, writer, jobs=jobs, scheduler=scheduler, progress=progress)
         return SweepOutcome(
             len(tasks), len(todo), len(tasks) - len(todo), time.perf_counter() - t0, st, tasks
         )
@@ -283,9 +326,13 @@ def run_tasks(
     A part is written on a thread of its own while the next batch runs, one part at a time:
     in a sweep of short runs, making and writing the table of 10,000 rows costs as much as a
     fifth of running them. What is handed to that thread is written before this returns, also
-    when interrupted; a kill -9 loses it, and a rerun computes it again."""
+    when interrupted; a kill -9 loses it, and a rerun computes it again. No tasks: nothing is
+    started (no executor, thread or progress bar)."""
+    if not tasks:
+        return
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from .execute import FlatBatch, execute, flat_table
     from .store import rows_table
 
     batches: list[FlatBatch] = []  # from flat_row

@@ -6,8 +6,7 @@ tcplab results DIR [--sql "SELECT ..."] [--csv | --json]
 tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--where COND] [--out FILE]
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: see tcplab.cli.
 import json
 import sys
 from pathlib import Path
