@@ -324,6 +324,9 @@ pub struct Endpoint {
     /// that acknowledges nothing with nothing in flight needs no bookkeeping (`process_ack`).
     /// One flag for the two, tested on every segment a receiver gets.
     quiet_acks: bool,
+    /// A receiver whose next data segment in order needs none of the general path's options:
+    /// `quiet_acks`, delayed ACKs and no autotuning (`plain_data`).
+    plain_rx: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -404,7 +407,7 @@ pub struct Endpoint {
     adv_full: Option<(u64, u64, u32)>,
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
-    /// mode was entered (on the connection's first data).
+    /// mode was entered (on the connection's first data; from the start without quick ACKs).
     quick_acks_left: u32,
     quick_acks_started: bool,
     ts_recent: u64,
@@ -463,6 +466,7 @@ impl Endpoint {
         // feed the delivery-rate sample, the per-ACK RTT sample (of `on_delivery`, or of
         // `on_ack` for HyStart) and RACK: without these readers the scoreboard does not keep
         // them.
+        let tune = autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new);
         let mut sb = Scoreboard::default();
         sb.track_newest(
             cc.uses_rate_samples()
@@ -512,6 +516,10 @@ impl Endpoint {
             cc_paces: cc.paces(),
             plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
             quiet_acks: !rec.time_based() && !cc.hears_every_ack(),
+            plain_rx: !rec.time_based()
+                && !cc.hears_every_ack()
+                && cfg.delayed_ack
+                && tune.is_none(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -547,7 +555,7 @@ impl Endpoint {
             max_flight: 0,
             cwnd_usage_seq: 0,
             rcv_nxt: 0,
-            tune: autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new),
+            tune,
             rcv_adv: 0,
             ooo: Vec::new(),
             last_ooo: None,
@@ -560,7 +568,7 @@ impl Endpoint {
             adv_full: None,
             delack_count: 0,
             quick_acks_left: 0,
-            quick_acks_started: false,
+            quick_acks_started: cfg.quick_acks == 0,
             ts_recent: 0,
             last_ack_sent: 0,
             delivered: 0,
@@ -1403,7 +1411,63 @@ impl Endpoint {
         });
     }
 
+    /// A segment in a synchronized state. A receiver's next data segment of a bulk transfer
+    /// takes a path of its own where the endpoint's options allow (`plain_data`); the others
+    /// the general one.
     fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.flags == ACK
+            && p.n_sack == 0
+            && !self.in_recovery
+            && p.len > 0
+            && self.plain_rx
+            && p.seq == self.rcv_nxt
+            && p.seq + p.len as u64 <= self.rcv_adv
+            && p.ack == self.snd_una
+            && p.ack == self.snd_max
+            && self.ooo.is_empty()
+            && self.peer_fin_seq.is_none()
+            && self.quick_acks_started
+            && self.quick_acks_left == 0
+        {
+            return self.plain_data(p, ctx);
+        }
+        self.general_segment(p, ctx)
+    }
+
+    /// `general_segment` for the next data segment in order, inside the window offered, of a
+    /// `plain_rx` receiver with nothing in flight, nothing out of order, no FIN seen and no
+    /// quick ACKs left, outside recovery; the segment, with no SACK block, acknowledges
+    /// nothing new. What the general path does then, without its tests.
+    #[inline(always)]
+    fn plain_data(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
+            self.ts_recent = self.ts_recent.max(p.ts_val);
+        }
+        // `process_ack`: the window update, then its path for an ACK field that acknowledges
+        // nothing with nothing in flight.
+        self.update_window(p);
+        self.ack_rtt = None;
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+        // `process_data`: in order, no gap filled, no FIN, no quick ACK.
+        self.rcv_nxt = p.seq + p.len as u64;
+        self.deliver(p.len as u64, ctx);
+        self.delay_ack(ctx);
+        self.try_send(ctx);
+    }
+
+    /// Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
+    #[inline(always)]
+    fn update_window(&mut self, p: &Packet) {
+        if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= p.ack) {
+            self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
+            self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
+            self.snd_wl1 = p.seq;
+            self.snd_wl2 = p.ack;
+        }
+    }
+
+    #[inline(never)]
+    fn general_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
         if p.is(SYN) {
             // A repeated SYN-ACK: our ACK of it was lost. When data went in place of that ACK
             // (ns-2's two-packet opening), the data's retransmission answers it: ns-2's sink
@@ -1486,14 +1550,8 @@ impl Endpoint {
                 *pp -= 1;
             }
         }
-        // Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
         let old_wnd = self.snd_wnd;
-        if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= ack) {
-            self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
-            self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
-            self.snd_wl1 = p.seq;
-            self.snd_wl2 = ack;
-        }
+        self.update_window(p);
         if ack == self.snd_una
             && ack == self.snd_max
             && p.n_sack == 0
@@ -2515,7 +2573,7 @@ impl Endpoint {
                 _ => {}
             }
         }
-        if !self.quick_acks_started && self.cfg.quick_acks > 0 {
+        if !self.quick_acks_started {
             // tcp_event_data_recv, the first data: tcp_incr_quickack, rcv_wnd / (2 rcv_mss)
             // ACKs (at least 2), at most TCP_MAX_QUICKACKS.
             self.quick_acks_started = true;
@@ -2533,14 +2591,21 @@ impl Endpoint {
         } else if had_gap || fin_now || !self.cfg.delayed_ack || !self.ooo.is_empty() {
             self.send_ack(ctx);
         } else {
-            self.delack_count += 1;
-            if self.delack_count >= self.cfg.delack_segments {
-                self.send_ack_inline(ctx);
-            } else {
-                let at = ctx.now + self.cfg.delack_max;
-                if !self.timers[TimerKind::DelAck as usize].is_armed() {
-                    self.arm(TimerKind::DelAck, at, ctx);
-                }
+            self.delay_ack(ctx);
+        }
+    }
+
+    /// A segment to acknowledge with a delayed ACK: the ACK now if it is the
+    /// `delack_segments`th, else the delayed-ACK timer, if it is not running.
+    #[inline(always)]
+    fn delay_ack(&mut self, ctx: &mut Ctx) {
+        self.delack_count += 1;
+        if self.delack_count >= self.cfg.delack_segments {
+            self.send_ack_inline(ctx);
+        } else {
+            let at = ctx.now + self.cfg.delack_max;
+            if !self.timers[TimerKind::DelAck as usize].is_armed() {
+                self.arm(TimerKind::DelAck, at, ctx);
             }
         }
     }
