@@ -327,6 +327,10 @@ pub struct Endpoint {
     /// A receiver whose next data segment in order needs none of the general path's options:
     /// `quiet_acks`, delayed ACKs and no autotuning (`plain_data`).
     plain_rx: bool,
+    /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
+    /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
+    /// validation and no ns-2 Sack1 (`plain_ack`).
+    plain_acks: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -520,6 +524,12 @@ impl Endpoint {
                 && !cc.hears_every_ack()
                 && cfg.delayed_ack
                 && tune.is_none(),
+            plain_acks: !rec.time_based()
+                && !cc.hears_every_ack()
+                && !cc.uses_rate_samples()
+                && cc.grows_as_reno()
+                && !cfg.cwnd_validation
+                && !ns2.sack1,
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -1411,25 +1421,33 @@ impl Endpoint {
         });
     }
 
-    /// A segment in a synchronized state. A receiver's next data segment of a bulk transfer
-    /// takes a path of its own where the endpoint's options allow (`plain_data`); the others
-    /// the general one.
+    /// A segment in a synchronized state. The two segments of a bulk transfer, a receiver's
+    /// next data segment and a sender's ACK of new data, each take a path of their own where
+    /// the endpoint's options allow (`plain_data`, `plain_ack`); the others the general one.
     fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
-        if p.flags == ACK
-            && p.n_sack == 0
-            && !self.in_recovery
-            && p.len > 0
-            && self.plain_rx
-            && p.seq == self.rcv_nxt
-            && p.seq + p.len as u64 <= self.rcv_adv
-            && p.ack == self.snd_una
-            && p.ack == self.snd_max
-            && self.ooo.is_empty()
-            && self.peer_fin_seq.is_none()
-            && self.quick_acks_started
-            && self.quick_acks_left == 0
-        {
-            return self.plain_data(p, ctx);
+        if p.flags == ACK && p.n_sack == 0 && !self.in_recovery {
+            if p.len > 0 {
+                if self.plain_rx
+                    && p.seq == self.rcv_nxt
+                    && p.seq + p.len as u64 <= self.rcv_adv
+                    && p.ack == self.snd_una
+                    && p.ack == self.snd_max
+                    && self.ooo.is_empty()
+                    && self.peer_fin_seq.is_none()
+                    && self.quick_acks_started
+                    && self.quick_acks_left == 0
+                {
+                    return self.plain_data(p, ctx);
+                }
+            } else if self.plain_acks
+                && p.ack > self.snd_una
+                && p.ack <= self.snd_max
+                && !self.rto_recovery
+                && self.fr_guard.is_none()
+                && !self.fin_sent
+            {
+                return self.plain_ack(p, ctx);
+            }
         }
         self.general_segment(p, ctx)
     }
@@ -1455,6 +1473,61 @@ impl Endpoint {
         self.try_send(ctx);
     }
 
+    /// `general_segment` for a pure ACK of new data (no SACK block) to a `plain_acks` sender
+    /// outside recovery, after RTO recovery and the fast-retransmit guard, the FIN unsent: what
+    /// `process_ack`, `on_new_ack` and `after_ack` do then, without their tests.
+    #[inline(always)]
+    fn plain_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
+            self.ts_recent = self.ts_recent.max(p.ts_val);
+        }
+        let ack = p.ack;
+        self.update_window(p);
+        debug_assert_eq!(*self.sb.delivery(), Delivery::default());
+        let acked = ack - self.snd_una;
+        // `on_new_ack`, outside recovery (no partial ACK).
+        let mut rtt = None;
+        if self.ts_ok && p.has_ts && p.ts_ecr > 0 {
+            let now_us = Self::ts_now(ctx.now);
+            rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
+        } else if let Some((seq_end, t0)) = self.rtt_timing {
+            if ack >= seq_end {
+                rtt = Some(ctx.now.since(t0));
+                self.rtt_timing = None;
+            }
+        }
+        if let Some(r) = rtt {
+            self.take_rtt_sample(r, ctx.now);
+        }
+        self.ack_rtt = rtt;
+        self.sack1_timeout = false;
+        self.snd_una = ack;
+        self.sb.ack_to(ack);
+        self.retries = 0;
+        self.limited_transmit_room = 0;
+        // (`grow_window` with Reno's growth and no cwnd validation; all the data acknowledged
+        // is data, the FIN being unsent.)
+        cc::reno_increase(&mut self.ccs, acked);
+        self.dupacks = 0;
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+        if self.snd_max > self.snd_una {
+            self.restart_rto(ctx);
+        } else {
+            self.timers[TimerKind::Rto as usize].cancel();
+        }
+        // `after_ack`: the delivered count, without a rate sample, plug-in or per-ACK hook (and
+        // max_cwnd as above).
+        let d = self.sb.take_delivery();
+        if d.bytes > 0 {
+            self.rs_delivered += d.bytes;
+            self.rs_delivered_time = ctx.now;
+            if self.rs_app_limited != 0 && self.rs_delivered > self.rs_app_limited {
+                self.rs_app_limited = 0;
+            }
+        }
+        self.try_send(ctx);
+    }
+
     /// Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
     #[inline(always)]
     fn update_window(&mut self, p: &Packet) {
@@ -1463,6 +1536,17 @@ impl Endpoint {
             self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
             self.snd_wl1 = p.seq;
             self.snd_wl2 = p.ack;
+        }
+    }
+
+    /// An RTT sample for the estimator and the congestion control.
+    #[inline(never)]
+    fn take_rtt_sample(&mut self, r: Dur, now: SimTime) {
+        self.rto.sample_at(now, r);
+        self.stats.rtt_samples += 1;
+        self.cc.on_rtt_sample(&mut self.ccs, now, r);
+        if let Some(c) = self.rto.latest_counted {
+            self.cc.on_counted_rtt(c);
         }
     }
 
@@ -1762,12 +1846,7 @@ impl Endpoint {
             }
         }
         if let Some(r) = rtt {
-            self.rto.sample_at(ctx.now, r);
-            self.stats.rtt_samples += 1;
-            self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
-            if let Some(c) = self.rto.latest_counted {
-                self.cc.on_counted_rtt(c);
-            }
+            self.take_rtt_sample(r, ctx.now);
         }
         self.ack_rtt = rtt;
         self.sack1_timeout = false;
