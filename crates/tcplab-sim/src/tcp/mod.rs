@@ -950,6 +950,7 @@ impl Endpoint {
         );
     }
 
+    #[inline(always)]
     fn restart_rto(&mut self, ctx: &mut Ctx) {
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
@@ -2763,10 +2764,20 @@ impl Endpoint {
         self.ooo = merged;
     }
 
+    /// In line, with the reading application's and autotuning's share out of line: a bulk
+    /// receiver has neither.
+    #[inline(always)]
     fn deliver(&mut self, bytes: u64, ctx: &mut Ctx) {
         self.delivered += bytes;
         self.stats.bytes_delivered += bytes;
         self.last_delivery = ctx.now;
+        if self.cfg.rcv_read_rate.is_some() || self.tune.is_some() {
+            self.deliver_to_app(bytes, ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn deliver_to_app(&mut self, bytes: u64, ctx: &mut Ctx) {
         if self.cfg.rcv_read_rate.is_some() {
             self.unread = self.unread_now(ctx.now) + bytes as f64;
             self.unread_at = ctx.now;
