@@ -360,7 +360,9 @@ pub struct Endpoint {
     /// Without SACK: bytes PRR counted as delivered by duplicate ACKs (RFC 6937 section 3).
     prr_dup: u64,
     /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
-    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited.
+    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited. The last three (and
+    /// the segments' `TxStamp`) are kept only for rate samples (`cc_rate`); C.delivered also for
+    /// the congestion control's events, not on the `plain_ack` path, which has none.
     rs_delivered: u64,
     rs_delivered_time: SimTime,
     rs_first_sent_time: SimTime,
@@ -914,7 +916,13 @@ impl Endpoint {
     }
 
     /// Delivery-rate state recorded with a (re)transmission now (draft-cheng section 3.2).
+    /// Only a rate sample reads it (`after_ack`, for a congestion control that takes them,
+    /// `cc_rate`): without one, neither it nor C.first_sent_time and C.app_limited are kept.
+    #[inline(always)]
     fn tx_stamp(&mut self, now: SimTime) -> TxStamp {
+        if !self.cc_rate {
+            return TxStamp::default();
+        }
         if self.sb.rfc6675_pipe() == 0 {
             self.rs_first_sent_time = now;
             self.rs_delivered_time = now;
@@ -1516,16 +1524,11 @@ impl Endpoint {
         } else {
             self.timers[TimerKind::Rto as usize].cancel();
         }
-        // `after_ack`: the delivered count, without a rate sample, plug-in or per-ACK hook (and
-        // max_cwnd as above).
-        let d = self.sb.take_delivery();
-        if d.bytes > 0 {
-            self.rs_delivered += d.bytes;
-            self.rs_delivered_time = ctx.now;
-            if self.rs_app_limited != 0 && self.rs_delivered > self.rs_app_limited {
-                self.rs_app_limited = 0;
-            }
-        }
+        // `after_ack` without a rate sample, plug-in or per-ACK hook (max_cwnd as above): the
+        // record of what this ACK delivered is cleared. (The delivery-rate state is not kept:
+        // neither a rate sample, a per-ACK event nor the event of a window growth other than
+        // Reno's reads C.delivered.)
+        self.sb.take_delivery();
         self.try_send(ctx);
     }
 
@@ -2360,7 +2363,10 @@ impl Endpoint {
         }
         let pipe = self.sb.rfc6675_pipe();
         let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-        if (all_acked || self.data_end() == self.app_written.saturating_add(1)) && pipe < cwnd {
+        if self.cc_rate
+            && (all_acked || self.data_end() == self.app_written.saturating_add(1))
+            && pipe < cwnd
+        {
             self.rs_app_limited = (self.rs_delivered + pipe).max(1);
         }
         true
@@ -2394,7 +2400,8 @@ impl Endpoint {
             // (100 MB bulk: 1,715 -> 1,708 instructions per data segment).
             let pipe = self.sb.rfc6675_pipe();
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-            if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+            if self.cc_rate && self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd
+            {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             return self.end_pass(sent_before, ctx);
@@ -2482,8 +2489,8 @@ impl Endpoint {
                 continue;
             }
             // Nothing left to send although the window has room: the application limits us
-            // (draft-cheng-iccrg-delivery-rate-estimation section 3.4).
-            if end == self.app_written.saturating_add(1) && pipe < cwnd {
+            // (draft-cheng-iccrg-delivery-rate-estimation section 3.4; kept for rate samples).
+            if self.cc_rate && end == self.app_written.saturating_add(1) && pipe < cwnd {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             break;
