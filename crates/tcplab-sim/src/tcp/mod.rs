@@ -325,7 +325,8 @@ pub struct Endpoint {
     /// One flag for the two, tested on every segment a receiver gets.
     quiet_acks: bool,
     /// A receiver whose next data segment in order needs none of the general path's options:
-    /// `quiet_acks`, delayed ACKs and no autotuning (`plain_data`).
+    /// `quiet_acks`, delayed ACKs, no autotuning, and for its idle send pass no cwnd validation
+    /// and none of ns-2's window rules (`plain_data`).
     plain_rx: bool,
     /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
     /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
@@ -525,7 +526,9 @@ impl Endpoint {
             plain_rx: !rec.time_based()
                 && !cc.hears_every_ack()
                 && cfg.delayed_ack
-                && tune.is_none(),
+                && tune.is_none()
+                && !cfg.cwnd_validation
+                && !ns2.window_rules,
             plain_acks: !rec.time_based()
                 && !cc.hears_every_ack()
                 && !cc.uses_rate_samples()
@@ -1479,6 +1482,19 @@ impl Endpoint {
         self.rcv_nxt = p.seq + p.len as u64;
         self.deliver(p.len as u64, ctx);
         self.delay_ack(ctx);
+        // `try_send`, whose `idle_pass` finds nothing in flight, no plug-in timers, no cwnd
+        // validation, recovery or ns-2 window rules, and the endpoint not aborted: with the
+        // application's side open and everything written acknowledged, nothing to send and
+        // no mark to make without rate samples.
+        debug_assert!(self.snd_max == self.snd_una && !self.aborted && !self.in_recovery);
+        if !self.can_send_data()
+            || (self.snd_max > self.app_written
+                && !self.app_closed
+                && self.sb.next_lost().is_none()
+                && !self.cc_rate)
+        {
+            return;
+        }
         self.try_send(ctx);
     }
 
