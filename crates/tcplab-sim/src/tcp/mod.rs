@@ -330,7 +330,8 @@ pub struct Endpoint {
     plain_rx: bool,
     /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
     /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
-    /// validation and no ns-2 Sack1 (`plain_ack`).
+    /// validation and no ns-2 Sack1 (`plain_ack`); and whose send passes take the plain loop
+    /// outside recovery (`plain_sends`).
     plain_acks: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
@@ -534,7 +535,10 @@ impl Endpoint {
                 && !cc.uses_rate_samples()
                 && cc.grows_as_reno()
                 && !cfg.cwnd_validation
-                && !ns2.sack1,
+                && !ns2.sack1
+                && !ns2.window_rules
+                && !cc.hears_sends()
+                && !cc.paces(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -1545,7 +1549,14 @@ impl Endpoint {
         // neither a rate sample, a per-ACK event nor the event of a window growth other than
         // Reno's reads C.delivered.)
         self.sb.take_delivery();
-        self.try_send(ctx);
+        // `try_send`: with data in flight, `send_pass` with the plain loop (`plain_sends`,
+        // outside recovery, no ns-2 Sack1 pipe; no PRR, which a timeout or the end of
+        // recovery clears) and no plug-in timers to follow.
+        if self.snd_max != self.snd_una && self.prr.is_none() {
+            self.plain_send_pass(ctx);
+        } else {
+            self.try_send(ctx);
+        }
     }
 
     /// Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
@@ -2344,6 +2355,14 @@ impl Endpoint {
         if !self.idle_pass() {
             self.send_pass(ctx);
         }
+    }
+
+    /// `send_pass` of a `plain_acks` sender outside recovery, without PRR.
+    #[inline(never)]
+    fn plain_send_pass(&mut self, ctx: &mut Ctx) {
+        debug_assert!(self.plain_sends && !self.in_recovery && self.sack1_pipe.is_none());
+        debug_assert!(self.prr.is_none() && !self.rec_timers);
+        self.send_loop_as::<true>(ctx);
     }
 
     #[inline(never)]
