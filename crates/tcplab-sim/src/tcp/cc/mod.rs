@@ -461,7 +461,7 @@ pub fn reno_increase(st: &mut CcState, acked: u64) {
             congestion_avoidance(st, left);
         }
     } else {
-        congestion_avoidance(st, acked);
+        congestion_avoidance_inline(st, acked);
     }
 }
 
@@ -477,6 +477,13 @@ pub fn slow_start(st: &mut CcState, acked: u64) -> u64 {
 
 /// Congestion avoidance, additive increase of one MSS per RTT by the configured rule.
 pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
+    congestion_avoidance_inline(st, acked);
+}
+
+/// `congestion_avoidance`, in line in `reno_increase` for every ACK of a Reno sender past slow
+/// start (100 MB bulk at pdrop 0.001: 1,666 -> 1,661 instructions per data segment).
+#[inline(always)]
+fn congestion_avoidance_inline(st: &mut CcState, acked: u64) {
     match st.ca_rule {
         CaRule::PerAck => {
             // RFC 5681 eq. 3; "if the above formula yields 0, the result SHOULD be rounded up
