@@ -371,7 +371,8 @@ pub struct Endpoint {
     rs_app_limited: u64,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: SimTime,
-    /// The RTO estimator's sample taken from the ACK being processed.
+    /// The RTO estimator's sample taken from the ACK being processed (`process_ack` sets it
+    /// before anything reads it).
     ack_rtt: Option<Dur>,
     limited_transmit_room: u64,
     rtt_timing: Option<(u64, SimTime)>,
@@ -1482,7 +1483,6 @@ impl Endpoint {
         // `process_ack`: the window update, then its path for an ACK field that acknowledges
         // nothing with nothing in flight.
         self.update_window(p);
-        self.ack_rtt = None;
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
         // `process_data`: in order, no gap filled, no FIN, no quick ACK.
         self.rcv_nxt = p.seq + p.len as u64;
@@ -1530,8 +1530,8 @@ impl Endpoint {
         if let Some(r) = rtt {
             self.take_rtt_sample(r, ctx.now);
         }
-        self.ack_rtt = rtt;
-        self.sack1_timeout = false;
+        // (`ack_rtt` is for the general path's events, which set it first; `sack1_timeout` is
+        // ns-2 Sack1's, never set here.)
         self.snd_una = ack;
         self.sb.ack_to(ack);
         self.retries = 0;
@@ -1680,7 +1680,7 @@ impl Endpoint {
             // SACK block, no new data acknowledged and no duplicate ACK (nothing in flight),
             // so the delivery record stays empty; no plug-in timer, no recovery, and a
             // congestion control that does not hear every ACK: `after_ack` updates max_cwnd.
-            self.ack_rtt = None;
+            // (`ack_rtt` is not read before the next ACK that needs it sets it.)
             self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
             return;
         }
