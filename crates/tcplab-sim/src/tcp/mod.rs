@@ -325,8 +325,8 @@ pub struct Endpoint {
     /// One flag for the two, tested on every segment a receiver gets.
     quiet_acks: bool,
     /// A receiver whose next data segment in order needs none of the general path's options:
-    /// `quiet_acks`, delayed ACKs, no autotuning, and for its idle send pass no cwnd validation
-    /// and none of ns-2's window rules (`plain_data`).
+    /// `quiet_acks`, delayed ACKs, no autotuning, an application that reads at once, and for
+    /// its idle send pass no cwnd validation and none of ns-2's window rules (`plain_data`).
     plain_rx: bool,
     /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
     /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
@@ -529,6 +529,7 @@ impl Endpoint {
                 && !cc.hears_every_ack()
                 && cfg.delayed_ack
                 && tune.is_none()
+                && cfg.rcv_read_rate.is_none()
                 && !cfg.cwnd_validation
                 && !ns2.window_rules,
             plain_acks: !rec.time_based()
@@ -1486,7 +1487,11 @@ impl Endpoint {
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
         // `process_data`: in order, no gap filled, no FIN, no quick ACK.
         self.rcv_nxt = p.seq + p.len as u64;
-        self.deliver(p.len as u64, ctx);
+        // `deliver`, to an application that reads at once, without autotuning.
+        debug_assert!(self.cfg.rcv_read_rate.is_none() && self.tune.is_none());
+        self.delivered += p.len as u64;
+        self.stats.bytes_delivered += p.len as u64;
+        self.last_delivery = ctx.now;
         self.delay_ack(ctx);
         // `try_send`, whose `idle_pass` finds nothing in flight, no plug-in timers, no cwnd
         // validation, recovery or ns-2 window rules, and the endpoint not aborted: with the
