@@ -327,6 +327,15 @@ pub struct Endpoint {
     /// that acknowledges nothing with nothing in flight needs no bookkeeping (`process_ack`).
     /// One flag for the two, tested on every segment a receiver gets.
     quiet_acks: bool,
+    /// A receiver whose next data segment in order needs none of the general path's options:
+    /// `quiet_acks`, delayed ACKs, no autotuning, an application that reads at once, and for
+    /// its idle send pass no cwnd validation and none of ns-2's window rules (`plain_data`).
+    plain_rx: bool,
+    /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
+    /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
+    /// validation and no ns-2 Sack1 (`plain_ack`); and whose send passes take the plain loop
+    /// outside recovery (`plain_sends`).
+    plain_acks: bool,
     pub rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
     pub dupacks: u32,
@@ -356,14 +365,17 @@ pub struct Endpoint {
     /// Without SACK: bytes PRR counted as delivered by duplicate ACKs (RFC 6937 section 3).
     prr_dup: u64,
     /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
-    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited.
+    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited. The last three (and
+    /// the segments' `TxStamp`) are kept only for rate samples (`cc_rate`); C.delivered also for
+    /// the congestion control's events, not on the `plain_ack` path, which has none.
     rs_delivered: u64,
     rs_delivered_time: SimTime,
     rs_first_sent_time: SimTime,
     rs_app_limited: u64,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: SimTime,
-    /// The RTO estimator's sample taken from the ACK being processed.
+    /// The RTO estimator's sample taken from the ACK being processed (`process_ack` sets it
+    /// before anything reads it).
     ack_rtt: Option<Dur>,
     limited_transmit_room: u64,
     rtt_timing: Option<(u64, SimTime)>,
@@ -407,7 +419,7 @@ pub struct Endpoint {
     adv_full: Option<(u64, u64, u32)>,
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
-    /// mode was entered (on the connection's first data).
+    /// mode was entered (on the connection's first data; from the start without quick ACKs).
     quick_acks_left: u32,
     quick_acks_started: bool,
     ts_recent: u64,
@@ -466,6 +478,7 @@ impl Endpoint {
         // feed the delivery-rate sample, the per-ACK RTT sample (of `on_delivery`, or of
         // `on_ack` for HyStart) and RACK: without these readers the scoreboard does not keep
         // them.
+        let tune = autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new);
         let mut sb = Scoreboard::default();
         sb.track_newest(
             cc.uses_rate_samples()
@@ -515,6 +528,22 @@ impl Endpoint {
             cc_paces: cc.paces(),
             plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
             quiet_acks: !rec.time_based() && !cc.hears_every_ack(),
+            plain_rx: !rec.time_based()
+                && !cc.hears_every_ack()
+                && cfg.delayed_ack
+                && tune.is_none()
+                && cfg.rcv_read_rate.is_none()
+                && !cfg.cwnd_validation
+                && !ns2.window_rules,
+            plain_acks: !rec.time_based()
+                && !cc.hears_every_ack()
+                && !cc.uses_rate_samples()
+                && cc.grows_as_reno()
+                && !cfg.cwnd_validation
+                && !ns2.sack1
+                && !ns2.window_rules
+                && !cc.hears_sends()
+                && !cc.paces(),
             cc,
             rec_timers: rec.time_based(),
             rec,
@@ -550,7 +579,7 @@ impl Endpoint {
             max_flight: 0,
             cwnd_usage_seq: 0,
             rcv_nxt: 0,
-            tune: autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new),
+            tune,
             rcv_adv: 0,
             ooo: Vec::new(),
             last_ooo: None,
@@ -563,7 +592,7 @@ impl Endpoint {
             adv_full: None,
             delack_count: 0,
             quick_acks_left: 0,
-            quick_acks_started: false,
+            quick_acks_started: cfg.quick_acks == 0,
             ts_recent: 0,
             last_ack_sent: 0,
             delivered: 0,
@@ -750,7 +779,9 @@ impl Endpoint {
                 2 + 8 * n as u32
             };
         }
-        p.opt_len = if nswire { opt } else { opt.div_ceil(4) * 4 };
+        // Padded to 4 bytes: `opt` is at most 10 + 2 + 8 x 4, so the sum does not overflow
+        // (two instructions where `div_ceil(4) * 4` takes five, on every segment).
+        p.opt_len = if nswire { opt } else { (opt + 3) & !3 };
         p
     }
 
@@ -899,7 +930,13 @@ impl Endpoint {
     }
 
     /// Delivery-rate state recorded with a (re)transmission now (draft-cheng section 3.2).
+    /// Only a rate sample reads it (`after_ack`, for a congestion control that takes them,
+    /// `cc_rate`): without one, neither it nor C.first_sent_time and C.app_limited are kept.
+    #[inline(always)]
     fn tx_stamp(&mut self, now: SimTime) -> TxStamp {
+        if !self.cc_rate {
+            return TxStamp::default();
+        }
         if self.sb.rfc6675_pipe() == 0 {
             self.rs_first_sent_time = now;
             self.rs_delivered_time = now;
@@ -935,6 +972,7 @@ impl Endpoint {
         );
     }
 
+    #[inline(always)]
     fn restart_rto(&mut self, ctx: &mut Ctx) {
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
@@ -1406,7 +1444,155 @@ impl Endpoint {
         });
     }
 
+    /// A segment in a synchronized state. The two segments of a bulk transfer, a receiver's
+    /// next data segment and a sender's ACK of new data, each take a path of their own where
+    /// the endpoint's options allow (`plain_data`, `plain_ack`); the others the general one.
     fn established_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.flags == ACK && p.n_sack == 0 && !self.in_recovery {
+            if p.len > 0 {
+                if self.plain_rx
+                    && p.seq == self.rcv_nxt
+                    && p.seq + p.len as u64 <= self.rcv_adv
+                    && p.ack == self.snd_una
+                    && p.ack == self.snd_max
+                    && self.ooo.is_empty()
+                    && self.peer_fin_seq.is_none()
+                    && self.quick_acks_started
+                    && self.quick_acks_left == 0
+                {
+                    return self.plain_data(p, ctx);
+                }
+            } else if self.plain_acks
+                && p.ack > self.snd_una
+                && p.ack <= self.snd_max
+                && !self.rto_recovery
+                && self.fr_guard.is_none()
+                && !self.fin_sent
+            {
+                return self.plain_ack(p, ctx);
+            }
+        }
+        self.general_segment(p, ctx)
+    }
+
+    /// `general_segment` for the next data segment in order, inside the window offered, of a
+    /// `plain_rx` receiver with nothing in flight, nothing out of order, no FIN seen and no
+    /// quick ACKs left, outside recovery; the segment, with no SACK block, acknowledges
+    /// nothing new. What the general path does then, without its tests.
+    #[inline(always)]
+    fn plain_data(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
+            self.ts_recent = self.ts_recent.max(p.ts_val);
+        }
+        // `process_ack`: the window update, then its path for an ACK field that acknowledges
+        // nothing with nothing in flight.
+        self.update_window(p);
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+        // `process_data`: in order, no gap filled, no FIN, no quick ACK.
+        self.rcv_nxt = p.seq + p.len as u64;
+        // `deliver`, to an application that reads at once, without autotuning.
+        debug_assert!(self.cfg.rcv_read_rate.is_none() && self.tune.is_none());
+        self.delivered += p.len as u64;
+        self.stats.bytes_delivered += p.len as u64;
+        self.last_delivery = ctx.now;
+        self.delay_ack(ctx);
+        // `try_send`, whose `idle_pass` finds nothing in flight, no plug-in timers, no cwnd
+        // validation, recovery or ns-2 window rules, and the endpoint not aborted: with the
+        // application's side open and everything written acknowledged, nothing to send and
+        // no mark to make without rate samples.
+        debug_assert!(self.snd_max == self.snd_una && !self.aborted && !self.in_recovery);
+        if !self.can_send_data()
+            || (self.snd_max > self.app_written
+                && !self.app_closed
+                && self.sb.next_lost().is_none()
+                && !self.cc_rate)
+        {
+            return;
+        }
+        self.try_send(ctx);
+    }
+
+    /// `general_segment` for a pure ACK of new data (no SACK block) to a `plain_acks` sender
+    /// outside recovery, after RTO recovery and the fast-retransmit guard, the FIN unsent: what
+    /// `process_ack`, `on_new_ack` and `after_ack` do then, without their tests.
+    #[inline(always)]
+    fn plain_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
+            self.ts_recent = self.ts_recent.max(p.ts_val);
+        }
+        let ack = p.ack;
+        self.update_window(p);
+        debug_assert_eq!(*self.sb.delivery(), Delivery::default());
+        let acked = ack - self.snd_una;
+        // `on_new_ack`, outside recovery (no partial ACK).
+        let mut rtt = None;
+        if self.ts_ok && p.has_ts && p.ts_ecr > 0 {
+            let now_us = Self::ts_now(ctx.now);
+            rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
+        } else if let Some((seq_end, t0)) = self.rtt_timing {
+            if ack >= seq_end {
+                rtt = Some(ctx.now.since(t0));
+                self.rtt_timing = None;
+            }
+        }
+        if let Some(r) = rtt {
+            self.take_rtt_sample(r, ctx.now);
+        }
+        // (`ack_rtt` is for the general path's events, which set it first; `sack1_timeout` is
+        // ns-2 Sack1's, never set here.)
+        self.snd_una = ack;
+        self.sb.ack_to(ack);
+        self.retries = 0;
+        self.limited_transmit_room = 0;
+        // (`grow_window` with Reno's growth and no cwnd validation; all the data acknowledged
+        // is data, the FIN being unsent.)
+        cc::reno_increase(&mut self.ccs, acked);
+        self.dupacks = 0;
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+        if self.snd_max > self.snd_una {
+            self.restart_rto(ctx);
+        } else {
+            self.timers[TimerKind::Rto as usize].cancel();
+        }
+        // `after_ack` without a rate sample, plug-in or per-ACK hook (max_cwnd as above): the
+        // record of what this ACK delivered is cleared. (The delivery-rate state is not kept:
+        // neither a rate sample, a per-ACK event nor the event of a window growth other than
+        // Reno's reads C.delivered.)
+        self.sb.take_delivery();
+        // `try_send`: with data in flight, `send_pass` with the plain loop (`plain_sends`,
+        // outside recovery, no ns-2 Sack1 pipe; no PRR, which a timeout or the end of
+        // recovery clears) and no plug-in timers to follow.
+        if self.snd_max != self.snd_una && self.prr.is_none() {
+            self.plain_send_pass(ctx);
+        } else {
+            self.try_send(ctx);
+        }
+    }
+
+    /// Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
+    #[inline(always)]
+    fn update_window(&mut self, p: &Packet) {
+        if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= p.ack) {
+            self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
+            self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
+            self.snd_wl1 = p.seq;
+            self.snd_wl2 = p.ack;
+        }
+    }
+
+    /// An RTT sample for the estimator and the congestion control.
+    #[inline(never)]
+    fn take_rtt_sample(&mut self, r: Dur, now: SimTime) {
+        self.rto.sample_at(now, r);
+        self.stats.rtt_samples += 1;
+        self.cc.on_rtt_sample(&mut self.ccs, now, r);
+        if let Some(c) = self.rto.latest_counted {
+            self.cc.on_counted_rtt(c);
+        }
+    }
+
+    #[inline(never)]
+    fn general_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
         if p.is(SYN) {
             // A repeated SYN-ACK: our ACK of it was lost. When data went in place of that ACK
             // (ns-2's two-packet opening), the data's retransmission answers it: ns-2's sink
@@ -1489,14 +1675,8 @@ impl Endpoint {
                 *pp -= 1;
             }
         }
-        // Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule).
         let old_wnd = self.snd_wnd;
-        if self.snd_wl1 < p.seq || (self.snd_wl1 == p.seq && self.snd_wl2 <= ack) {
-            self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
-            self.max_snd_wnd = self.max_snd_wnd.max(self.snd_wnd);
-            self.snd_wl1 = p.seq;
-            self.snd_wl2 = ack;
-        }
+        self.update_window(p);
         if ack == self.snd_una
             && ack == self.snd_max
             && p.n_sack == 0
@@ -1508,7 +1688,7 @@ impl Endpoint {
             // SACK block, no new data acknowledged and no duplicate ACK (nothing in flight),
             // so the delivery record stays empty; no plug-in timer, no recovery, and a
             // congestion control that does not hear every ACK: `after_ack` updates max_cwnd.
-            self.ack_rtt = None;
+            // (`ack_rtt` is not read before the next ACK that needs it sets it.)
             self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
             return;
         }
@@ -1707,12 +1887,7 @@ impl Endpoint {
             }
         }
         if let Some(r) = rtt {
-            self.rto.sample_at(ctx.now, r);
-            self.stats.rtt_samples += 1;
-            self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
-            if let Some(c) = self.rto.latest_counted {
-                self.cc.on_counted_rtt(c);
-            }
+            self.take_rtt_sample(r, ctx.now);
         }
         self.ack_rtt = rtt;
         self.sack1_timeout = false;
@@ -2192,6 +2367,14 @@ impl Endpoint {
         }
     }
 
+    /// `send_pass` of a `plain_acks` sender outside recovery, without PRR.
+    #[inline(never)]
+    fn plain_send_pass(&mut self, ctx: &mut Ctx) {
+        debug_assert!(self.plain_sends && !self.in_recovery && self.sack1_pipe.is_none());
+        debug_assert!(self.prr.is_none() && !self.rec_timers);
+        self.send_loop_as::<true>(ctx);
+    }
+
     #[inline(never)]
     fn send_pass(&mut self, ctx: &mut Ctx) {
         self.send_loop(ctx);
@@ -2225,7 +2408,10 @@ impl Endpoint {
         }
         let pipe = self.sb.rfc6675_pipe();
         let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-        if (all_acked || self.data_end() == self.app_written.saturating_add(1)) && pipe < cwnd {
+        if self.cc_rate
+            && (all_acked || self.data_end() == self.app_written.saturating_add(1))
+            && pipe < cwnd
+        {
             self.rs_app_limited = (self.rs_delivered + pipe).max(1);
         }
         true
@@ -2259,7 +2445,8 @@ impl Endpoint {
             // (100 MB bulk: 1,715 -> 1,708 instructions per data segment).
             let pipe = self.sb.rfc6675_pipe();
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-            if self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd {
+            if self.cc_rate && self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd
+            {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             return self.end_pass(sent_before, ctx);
@@ -2347,8 +2534,8 @@ impl Endpoint {
                 continue;
             }
             // Nothing left to send although the window has room: the application limits us
-            // (draft-cheng-iccrg-delivery-rate-estimation section 3.4).
-            if end == self.app_written.saturating_add(1) && pipe < cwnd {
+            // (draft-cheng-iccrg-delivery-rate-estimation section 3.4; kept for rate samples).
+            if self.cc_rate && end == self.app_written.saturating_add(1) && pipe < cwnd {
                 self.rs_app_limited = (self.rs_delivered + pipe).max(1);
             }
             break;
@@ -2518,7 +2705,7 @@ impl Endpoint {
                 _ => {}
             }
         }
-        if !self.quick_acks_started && self.cfg.quick_acks > 0 {
+        if !self.quick_acks_started {
             // tcp_event_data_recv, the first data: tcp_incr_quickack, rcv_wnd / (2 rcv_mss)
             // ACKs (at least 2), at most TCP_MAX_QUICKACKS.
             self.quick_acks_started = true;
@@ -2536,14 +2723,21 @@ impl Endpoint {
         } else if had_gap || fin_now || !self.cfg.delayed_ack || !self.ooo.is_empty() {
             self.send_ack(ctx);
         } else {
-            self.delack_count += 1;
-            if self.delack_count >= self.cfg.delack_segments {
-                self.send_ack_inline(ctx);
-            } else {
-                let at = ctx.now + self.cfg.delack_max;
-                if !self.timers[TimerKind::DelAck as usize].is_armed() {
-                    self.arm(TimerKind::DelAck, at, ctx);
-                }
+            self.delay_ack(ctx);
+        }
+    }
+
+    /// A segment to acknowledge with a delayed ACK: the ACK now if it is the
+    /// `delack_segments`th, else the delayed-ACK timer, if it is not running.
+    #[inline(always)]
+    fn delay_ack(&mut self, ctx: &mut Ctx) {
+        self.delack_count += 1;
+        if self.delack_count >= self.cfg.delack_segments {
+            self.send_ack_inline(ctx);
+        } else {
+            let at = ctx.now + self.cfg.delack_max;
+            if !self.timers[TimerKind::DelAck as usize].is_armed() {
+                self.arm(TimerKind::DelAck, at, ctx);
             }
         }
     }
@@ -2622,10 +2816,20 @@ impl Endpoint {
         self.ooo = merged;
     }
 
+    /// In line, with the reading application's and autotuning's share out of line: a bulk
+    /// receiver has neither.
+    #[inline(always)]
     fn deliver(&mut self, bytes: u64, ctx: &mut Ctx) {
         self.delivered += bytes;
         self.stats.bytes_delivered += bytes;
         self.last_delivery = ctx.now;
+        if self.cfg.rcv_read_rate.is_some() || self.tune.is_some() {
+            self.deliver_to_app(bytes, ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn deliver_to_app(&mut self, bytes: u64, ctx: &mut Ctx) {
         if self.cfg.rcv_read_rate.is_some() {
             self.unread = self.unread_now(ctx.now) + bytes as f64;
             self.unread_at = ctx.now;

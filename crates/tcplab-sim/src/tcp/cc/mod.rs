@@ -447,8 +447,9 @@ impl SenderRules {
 
 /// RFC 5681 window growth: slow start below ssthresh (bytes left over when cwnd reaches it go to
 /// congestion avoidance), congestion avoidance above. Shared by the loss-based algorithms.
-/// Inlined into their `on_ack` (Reno: 2,184 -> 2,181 instructions per data segment).
-#[inline]
+/// Inlined into their `on_ack` (Reno: 2,184 -> 2,181 instructions per data segment) and into
+/// the sender's `plain_ack`.
+#[inline(always)]
 pub fn reno_increase(st: &mut CcState, acked: u64) {
     if st.ca_rule == CaRule::Ns2Double && st.cwnd < st.ssthresh {
         st.cwnd += st.mss;
@@ -460,7 +461,7 @@ pub fn reno_increase(st: &mut CcState, acked: u64) {
             congestion_avoidance(st, left);
         }
     } else {
-        congestion_avoidance(st, acked);
+        congestion_avoidance_inline(st, acked);
     }
 }
 
@@ -476,6 +477,13 @@ pub fn slow_start(st: &mut CcState, acked: u64) -> u64 {
 
 /// Congestion avoidance, additive increase of one MSS per RTT by the configured rule.
 pub fn congestion_avoidance(st: &mut CcState, acked: u64) {
+    congestion_avoidance_inline(st, acked);
+}
+
+/// `congestion_avoidance`, in line in `reno_increase` for every ACK of a Reno sender past slow
+/// start (100 MB bulk at pdrop 0.001: 1,666 -> 1,661 instructions per data segment).
+#[inline(always)]
+fn congestion_avoidance_inline(st: &mut CcState, acked: u64) {
     match st.ca_rule {
         CaRule::PerAck => {
             // RFC 5681 eq. 3; "if the above formula yields 0, the result SHOULD be rounded up
