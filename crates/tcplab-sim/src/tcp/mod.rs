@@ -237,6 +237,27 @@ pub struct EndpointStats {
     pub rtt_samples: u64,
 }
 
+thread_local! {
+    /// Set while `general_paths_only` runs: endpoints built then take no shortcut.
+    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with every endpoint it builds (on this thread) taking the general paths only: none
+/// of the shortcuts settled at construction (`plain_sends`, `quiet_acks`, `plain_rx`,
+/// `plain_acks`), each of which must do exactly what the general path does in its case. The
+/// tests compare runs made both ways, output for output.
+#[doc(hidden)]
+pub fn general_paths_only<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GENERAL_ONLY.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(GENERAL_ONLY.with(|g| g.replace(true)));
+    f()
+}
+
 /// What an endpoint needs from the world while it runs.
 pub struct Ctx<'a> {
     pub now: SimTime,
@@ -479,6 +500,8 @@ impl Endpoint {
         // `on_ack` for HyStart) and RACK: without these readers the scoreboard does not keep
         // them.
         let tune = autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new);
+        // The shortcuts below, unless a test asked for the general paths only.
+        let shortcuts = !GENERAL_ONLY.with(|g| g.get());
         let mut sb = Scoreboard::default();
         sb.track_newest(
             cc.uses_rate_samples()
@@ -526,16 +549,22 @@ impl Endpoint {
             cc_heard: false,
             cc_sends: cc.hears_sends(),
             cc_paces: cc.paces(),
-            plain_sends: !ns2.window_rules && !cc.hears_sends() && !cc.paces() && !rec.time_based(),
-            quiet_acks: !rec.time_based() && !cc.hears_every_ack(),
-            plain_rx: !rec.time_based()
+            plain_sends: shortcuts
+                && !ns2.window_rules
+                && !cc.hears_sends()
+                && !cc.paces()
+                && !rec.time_based(),
+            quiet_acks: shortcuts && !rec.time_based() && !cc.hears_every_ack(),
+            plain_rx: shortcuts
+                && !rec.time_based()
                 && !cc.hears_every_ack()
                 && cfg.delayed_ack
                 && tune.is_none()
                 && cfg.rcv_read_rate.is_none()
                 && !cfg.cwnd_validation
                 && !ns2.window_rules,
-            plain_acks: !rec.time_based()
+            plain_acks: shortcuts
+                && !rec.time_based()
                 && !cc.hears_every_ack()
                 && !cc.uses_rate_samples()
                 && cc.grows_as_reno()
