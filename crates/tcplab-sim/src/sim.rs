@@ -349,18 +349,31 @@ impl<'s> Sim<'s> {
         self.w.q.now()
     }
 
+    /// Link direction `dir`, which came from a `LinkDeliver` event: only the simulation
+    /// schedules those, each with the index of one of its directions (which are never removed),
+    /// so the bounds test is left out.
+    #[inline(always)]
+    fn dir(&self, dir: usize) -> &LinkDir {
+        debug_assert!(dir < self.dirs.len());
+        // SAFETY: see above; `dirs` does not change size after `Sim::new`.
+        unsafe { self.dirs.get_unchecked(dir) }
+    }
+
     fn on_deliver(&mut self, dir: usize) {
-        if self.dirs[dir].has_codel() {
+        debug_assert!(dir < self.dirs.len());
+        if self.dir(dir).has_codel() {
             // a CoDel queue dequeues when the frame ahead has left
             let now = self.now();
             self.dirs[dir].advance(now, &self.pool);
             self.log_late_drops(dir);
         }
-        let d = &self.dirs[dir];
+        let d = self.dir(dir);
         let Some(&head) = d.head() else {
             return;
         };
-        let p = self.pool.get(head.pkt);
+        // SAFETY: a link direction holds only slots of this simulation's pool (`flush` puts
+        // every packet there before any direction sees it).
+        let p = unsafe { self.pool.get_unchecked(head.pkt) };
         if !head.corrupted && p.dst == d.to && !p.is(UDP) {
             // A segment for an endpoint: read in its slot, with the events in the order of
             // the general path below.
@@ -370,8 +383,10 @@ impl<'s> Sim<'s> {
             }
             let mut ctx = self.w.ctx();
             self.conns[conn].ends[end].on_segment(p, &mut ctx);
-            self.dirs[dir].drop_intact_head();
-            self.pool.release(head.pkt);
+            // SAFETY: `dir` is a direction's index (`dir`).
+            unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
+            // SAFETY: as above (the slot the direction held).
+            unsafe { self.pool.release_unchecked(head.pkt) };
             self.after_inline(conn);
             return;
         }
@@ -418,10 +433,11 @@ impl<'s> Sim<'s> {
     /// the frame intact.
     #[inline(never)]
     fn pass_on(&mut self, dir: usize, next: u32) {
-        let [from, to] = self
-            .dirs
-            .get_disjoint_mut([dir, next as usize])
-            .expect("two different directions");
+        debug_assert!(dir != next as usize && dir.max(next as usize) < self.dirs.len());
+        // SAFETY: two different directions (the caller's test), `dir` from a `LinkDeliver`
+        // event (see `Sim::dir`) and `next` from the routes, which give only the directions of
+        // the scenario's links (`dirs` holds both of each link's, and never changes size).
+        let [from, to] = unsafe { self.dirs.get_disjoint_unchecked_mut([dir, next as usize]) };
         if let Some(n) = from.second_arrival() {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
@@ -541,7 +557,9 @@ impl<'s> Sim<'s> {
             return;
         }
         let now = self.now();
-        let d = &mut self.dirs[dir as usize];
+        debug_assert!((dir as usize) < self.dirs.len());
+        // SAFETY: a route's direction is one of the scenario's (see `pass_on`).
+        let d = unsafe { self.dirs.get_unchecked_mut(dir as usize) };
         let codel = d.has_codel();
         let offer = d.offer(now, id, &self.pool);
         if offer == Offer::QueueDrop {
