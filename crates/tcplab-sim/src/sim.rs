@@ -382,7 +382,10 @@ impl<'s> Sim<'s> {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
             }
             let mut ctx = self.w.ctx();
-            self.conns[conn].ends[end].on_segment(p, &mut ctx);
+            debug_assert!(conn < self.conns.len() && end < 2);
+            // SAFETY: a packet's connection is one of this simulation's (its endpoints made
+            // the packet), and connections are never removed. `to_end` is 0 or 1.
+            unsafe { self.conns.get_unchecked_mut(conn) }.ends[end & 1].on_segment(p, &mut ctx);
             // SAFETY: `dir` is a direction's index (`dir`).
             unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
             // SAFETY: as above (the slot the direction held).
@@ -841,12 +844,17 @@ impl<'s> Sim<'s> {
     #[inline(always)]
     fn after_inline(&mut self, conn: usize) {
         self.flush();
-        let Conn { ends, app } = &mut self.conns[conn];
+        debug_assert!(conn < self.conns.len());
+        // SAFETY: `conn` is one of this simulation's connections (whose endpoint just ran),
+        // and connections are never removed.
+        let Conn { ends, app } = unsafe { self.conns.get_unchecked_mut(conn) };
         let app = *app as usize;
         let [client, server] = ends;
         let sc: &'s Scenario = self.sc;
-        let a = &sc.apps[app];
-        let rt = &mut self.apps[app];
+        debug_assert!(app < sc.apps.len() && self.apps.len() == sc.apps.len());
+        // SAFETY: a connection's application is one of the scenario's, and the simulation
+        // has one `AppRt` per scenario application.
+        let (a, rt) = unsafe { (sc.apps.get_unchecked(app), self.apps.get_unchecked_mut(app)) };
         // The context is made only where an endpoint is called: most calls change nothing.
         let w = &mut self.w;
         let mut txn_act = None;
