@@ -549,12 +549,11 @@ impl<'s> Sim<'s> {
 
     /// `forward`, given the packet's destination `dst` (`flush` has the packet at hand).
     fn forward_to(&mut self, node: u16, id: FrameId, dst: u16) {
-        let dir = remembered_hop(
-            &mut self.node_hop[node as usize],
-            &self.routes,
-            node as usize,
-            dst as usize,
-        );
+        debug_assert!((node as usize) < self.node_hop.len());
+        // SAFETY: `node` is a node of the scenario (a packet's source, or where a frame
+        // arrived), and `node_hop` has an entry per node.
+        let memo = unsafe { self.node_hop.get_unchecked_mut(node as usize) };
+        let dir = remembered_hop(memo, &self.routes, node as usize, dst as usize);
         if dir == NO_ROUTE {
             self.pool.release(id);
             return;
