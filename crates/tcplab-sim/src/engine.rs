@@ -392,9 +392,9 @@ impl EventQueue {
             let n = self.n_near;
             let e = if n > 0 && self.near[0].key < self.heap_min {
                 let e = self.near[0];
-                for i in 1..n {
-                    self.near[i - 1] = self.near[i];
-                }
+                // Shift them all, whatever their number: fixed moves, no loop and no bounds
+                // tests (the entries past `n_near` are never read).
+                self.near.copy_within(1.., 0);
                 self.n_near = n - 1;
                 e
             } else if let Some(e) = self.heap.pop() {

@@ -71,6 +71,33 @@ impl PacketPool {
         &self.slots[id as usize]
     }
 
+    /// `get`, without the bounds test.
+    ///
+    /// # Safety
+    /// `id` must be a slot this pool's `put` returned (slots are never removed).
+    #[inline(always)]
+    pub(crate) unsafe fn get_unchecked(&self, id: FrameId) -> &Packet {
+        debug_assert!((id as usize) < self.slots.len());
+        // SAFETY: `put` returns indices of `slots`, which never shrinks (the caller's promise).
+        unsafe { self.slots.get_unchecked(id as usize) }
+    }
+
+    /// `release`, without the bounds test.
+    ///
+    /// # Safety
+    /// As for `get_unchecked`.
+    #[inline(always)]
+    pub(crate) unsafe fn release_unchecked(&mut self, id: FrameId) {
+        #[cfg(debug_assertions)]
+        {
+            assert!(!self.freed[id as usize], "slot {id} released twice");
+            self.freed[id as usize] = true;
+        }
+        // SAFETY: as in `get_unchecked`.
+        unsafe { self.slots.get_unchecked_mut(id as usize) }.uid = u64::from(self.free);
+        self.free = id;
+    }
+
     /// The packet in slot `id` left the network: the slot may be reused.
     #[inline]
     pub fn release(&mut self, id: FrameId) {

@@ -44,11 +44,21 @@ impl<T: Copy + Default> Ring<T> {
         (self.head + i) & self.mask
     }
 
+    /// The element in buffer slot `i`, where `i` is masked (`slot`, `head`) and the ring is not
+    /// empty, without a bounds test: the compiler cannot see that `mask` is `buf.len() - 1`.
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert!(i <= self.mask && self.buf.len() == self.mask + 1);
+        // SAFETY: a non-empty ring has a buffer of `mask + 1` elements (`grow` sets both), and
+        // every index passed here is masked by `mask`.
+        unsafe { self.buf.get_unchecked(i) }
+    }
+
     /// The item `i` places behind the first, if there is one.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
         if i < self.len {
-            Some(&self.buf[self.slot(i)])
+            Some(self.at(self.slot(i)))
         } else {
             None
         }
@@ -57,7 +67,7 @@ impl<T: Copy + Default> Ring<T> {
     #[inline]
     pub fn front(&self) -> Option<&T> {
         if self.len > 0 {
-            Some(&self.buf[self.head])
+            Some(self.at(self.head))
         } else {
             None
         }
@@ -71,7 +81,10 @@ impl<T: Copy + Default> Ring<T> {
         }
         let i = self.slot(self.len);
         self.len += 1;
-        &mut self.buf[i]
+        debug_assert!(i < self.buf.len());
+        // SAFETY: the buffer is not empty (`grow` made it so), and it has `mask + 1` elements:
+        // a masked index is in it.
+        unsafe { self.buf.get_unchecked_mut(i) }
     }
 
     #[inline]
@@ -84,7 +97,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
+        let x = *self.at(self.head);
         self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         Some(x)

@@ -349,18 +349,31 @@ impl<'s> Sim<'s> {
         self.w.q.now()
     }
 
+    /// Link direction `dir`, which came from a `LinkDeliver` event: only the simulation
+    /// schedules those, each with the index of one of its directions (which are never removed),
+    /// so the bounds test is left out.
+    #[inline(always)]
+    fn dir(&self, dir: usize) -> &LinkDir {
+        debug_assert!(dir < self.dirs.len());
+        // SAFETY: see above; `dirs` does not change size after `Sim::new`.
+        unsafe { self.dirs.get_unchecked(dir) }
+    }
+
     fn on_deliver(&mut self, dir: usize) {
-        if self.dirs[dir].has_codel() {
+        debug_assert!(dir < self.dirs.len());
+        if self.dir(dir).has_codel() {
             // a CoDel queue dequeues when the frame ahead has left
             let now = self.now();
             self.dirs[dir].advance(now, &self.pool);
             self.log_late_drops(dir);
         }
-        let d = &self.dirs[dir];
+        let d = self.dir(dir);
         let Some(&head) = d.head() else {
             return;
         };
-        let p = self.pool.get(head.pkt);
+        // SAFETY: a link direction holds only slots of this simulation's pool (`flush` puts
+        // every packet there before any direction sees it).
+        let p = unsafe { self.pool.get_unchecked(head.pkt) };
         if !head.corrupted && p.dst == d.to && !p.is(UDP) {
             // A segment for an endpoint: read in its slot, with the events in the order of
             // the general path below.
@@ -369,9 +382,14 @@ impl<'s> Sim<'s> {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
             }
             let mut ctx = self.w.ctx();
-            self.conns[conn].ends[end].on_segment(p, &mut ctx);
-            self.dirs[dir].drop_intact_head();
-            self.pool.release(head.pkt);
+            debug_assert!(conn < self.conns.len() && end < 2);
+            // SAFETY: a packet's connection is one of this simulation's (its endpoints made
+            // the packet), and connections are never removed. `to_end` is 0 or 1.
+            unsafe { self.conns.get_unchecked_mut(conn) }.ends[end & 1].on_segment(p, &mut ctx);
+            // SAFETY: `dir` is a direction's index (`dir`).
+            unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
+            // SAFETY: as above (the slot the direction held).
+            unsafe { self.pool.release_unchecked(head.pkt) };
             self.after_inline(conn);
             return;
         }
@@ -418,10 +436,11 @@ impl<'s> Sim<'s> {
     /// the frame intact.
     #[inline(never)]
     fn pass_on(&mut self, dir: usize, next: u32) {
-        let [from, to] = self
-            .dirs
-            .get_disjoint_mut([dir, next as usize])
-            .expect("two different directions");
+        debug_assert!(dir != next as usize && dir.max(next as usize) < self.dirs.len());
+        // SAFETY: two different directions (the caller's test), `dir` from a `LinkDeliver`
+        // event (see `Sim::dir`) and `next` from the routes, which give only the directions of
+        // the scenario's links (`dirs` holds both of each link's, and never changes size).
+        let [from, to] = unsafe { self.dirs.get_disjoint_unchecked_mut([dir, next as usize]) };
         if let Some(n) = from.second_arrival() {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
@@ -530,18 +549,19 @@ impl<'s> Sim<'s> {
 
     /// `forward`, given the packet's destination `dst` (`flush` has the packet at hand).
     fn forward_to(&mut self, node: u16, id: FrameId, dst: u16) {
-        let dir = remembered_hop(
-            &mut self.node_hop[node as usize],
-            &self.routes,
-            node as usize,
-            dst as usize,
-        );
+        debug_assert!((node as usize) < self.node_hop.len());
+        // SAFETY: `node` is a node of the scenario (a packet's source, or where a frame
+        // arrived), and `node_hop` has an entry per node.
+        let memo = unsafe { self.node_hop.get_unchecked_mut(node as usize) };
+        let dir = remembered_hop(memo, &self.routes, node as usize, dst as usize);
         if dir == NO_ROUTE {
             self.pool.release(id);
             return;
         }
         let now = self.now();
-        let d = &mut self.dirs[dir as usize];
+        debug_assert!((dir as usize) < self.dirs.len());
+        // SAFETY: a route's direction is one of the scenario's (see `pass_on`).
+        let d = unsafe { self.dirs.get_unchecked_mut(dir as usize) };
         let codel = d.has_codel();
         let offer = d.offer(now, id, &self.pool);
         if offer == Offer::QueueDrop {
@@ -823,12 +843,17 @@ impl<'s> Sim<'s> {
     #[inline(always)]
     fn after_inline(&mut self, conn: usize) {
         self.flush();
-        let Conn { ends, app } = &mut self.conns[conn];
+        debug_assert!(conn < self.conns.len());
+        // SAFETY: `conn` is one of this simulation's connections (whose endpoint just ran),
+        // and connections are never removed.
+        let Conn { ends, app } = unsafe { self.conns.get_unchecked_mut(conn) };
         let app = *app as usize;
         let [client, server] = ends;
         let sc: &'s Scenario = self.sc;
-        let a = &sc.apps[app];
-        let rt = &mut self.apps[app];
+        debug_assert!(app < sc.apps.len() && self.apps.len() == sc.apps.len());
+        // SAFETY: a connection's application is one of the scenario's, and the simulation
+        // has one `AppRt` per scenario application.
+        let (a, rt) = unsafe { (sc.apps.get_unchecked(app), self.apps.get_unchecked_mut(app)) };
         // The context is made only where an endpoint is called: most calls change nothing.
         let w = &mut self.w;
         let mut txn_act = None;
