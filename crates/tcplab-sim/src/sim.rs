@@ -349,25 +349,30 @@ impl<'s> Sim<'s> {
         self.w.q.now()
     }
 
-    /// Link direction `dir`, which came from a `LinkDeliver` event: only the simulation
-    /// schedules those, each with the index of one of its directions (which are never removed),
-    /// so the bounds test is left out.
+    /// Link direction `dir` without the bounds test.
+    ///
+    /// # Safety
+    /// `dir` must be the index of one of the simulation's directions: one that came from a
+    /// `LinkDeliver` event (only the simulation schedules those, each with one of its
+    /// directions, which are never removed) or from the routes.
     #[inline(always)]
-    fn dir(&self, dir: usize) -> &LinkDir {
+    unsafe fn dir(&self, dir: usize) -> &LinkDir {
         debug_assert!(dir < self.dirs.len());
-        // SAFETY: see above; `dirs` does not change size after `Sim::new`.
+        // SAFETY: the caller's; `dirs` does not change size after `Sim::new`.
         unsafe { self.dirs.get_unchecked(dir) }
     }
 
     fn on_deliver(&mut self, dir: usize) {
         debug_assert!(dir < self.dirs.len());
-        if self.dir(dir).has_codel() {
+        // SAFETY: `dir` came from a `LinkDeliver` event.
+        if unsafe { self.dir(dir) }.has_codel() {
             // a CoDel queue dequeues when the frame ahead has left
             let now = self.now();
             self.dirs[dir].advance(now, &self.pool);
             self.log_late_drops(dir);
         }
-        let d = self.dir(dir);
+        // SAFETY: as above.
+        let d = unsafe { self.dir(dir) };
         let Some(&head) = d.head() else {
             return;
         };
