@@ -170,7 +170,7 @@ impl ErrorModel {
 
     /// As [`ErrorModel::corrupts`], describing the frame only if the model needs it: it may
     /// corrupt frames and its decision depends on their size or identity (not a PER).
-    #[inline]
+    #[inline(always)]
     pub fn corrupts_frame(&mut self, frame: impl FnOnce() -> FrameInfo) -> bool {
         if self.lossless {
             return false;
