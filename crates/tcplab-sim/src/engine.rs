@@ -341,7 +341,14 @@ impl EventQueue {
     #[inline(always)]
     fn insert_current(&mut self, e: Entry) {
         let n = self.n_near;
-        if n == NEAR && e.key > self.near[NEAR - 1].key {
+        if n < NEAR {
+            // Not full, and usually the latest: appended, with no copy of the last entry.
+            if n == 0 || self.near[n - 1].key < e.key {
+                self.near[n] = e;
+                self.n_near = n + 1;
+                return;
+            }
+        } else if e.key > self.near[NEAR - 1].key {
             self.heap_push(e);
             return;
         }
