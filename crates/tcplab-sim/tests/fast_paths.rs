@@ -14,6 +14,10 @@ const PROFILES: [&str; 3] = ["rfc", "linux", "ns2"];
 const CCS: [&str; 6] = ["reno", "newreno", "cubic", "westwood", "vegas", "bbr"];
 const RECOVERIES: [&str; 4] = ["rfc5681", "newreno", "sack", "rack-tlp"];
 const LOSSES: [f64; 4] = [0.0, 0.002, 0.02, 0.08];
+/// Receive buffers and reading rates: a small buffer or a slow reader moves the window the
+/// sender is offered (the window update of its pure ACKs).
+const BUFFERS: [&str; 2] = ["256kB", "24kB"];
+const READERS: [&str; 2] = ["unlimited", "4Mbps"];
 
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -27,13 +31,15 @@ fn check(
     p_ack: usize,
     size: u64,
     seed: u64,
+    buffer: usize,
+    reader: usize,
 ) -> Result<(), TestCaseError> {
     let per = |p: f64| format!("{{ model = \"per\", p = {p} }}");
     let tcp = format!(
         "profile = \"{}\"\ncongestion_control = \"{}\"\nloss_recovery = \"{}\"\nsack = {sack}\n\
          timestamps = {timestamps}\ndelayed_ack = {delayed_ack}\nwindow_scaling = true\n\
-         rcv_buf = \"256kB\"\nmax_retries = 100",
-        PROFILES[profile], CCS[cc], RECOVERIES[lr]
+         rcv_buf = \"{}\"\nrcv_read_rate = \"{}\"\nmax_retries = 100",
+        PROFILES[profile], CCS[cc], RECOVERIES[lr], BUFFERS[buffer], READERS[reader]
     );
     let toml = direct(
         &tcp,
@@ -72,8 +78,10 @@ proptest! {
         p_ack in 0..LOSSES.len(),
         size in 20_000u64..400_000,
         seed in 1u64..1_000,
+        buffer in 0..BUFFERS.len(),
+        reader in 0..READERS.len(),
     ) {
-        check(profile, cc, lr, sack, timestamps, delayed_ack, p_data, p_ack, size, seed)?;
+        check(profile, cc, lr, sack, timestamps, delayed_ack, p_data, p_ack, size, seed, buffer, reader)?;
     }
 }
 
@@ -88,7 +96,9 @@ fn cases_that_caught_a_missing_step() {
         (1, 0, 2, true, true, true, 2, 1, 300_000, 7),
         (2, 1, 1, false, false, true, 3, 2, 150_000, 42),
     ] {
-        check(profile, cc, lr, sack, ts, delack, p_data, p_ack, size, seed)
-            .unwrap_or_else(|e| panic!("{e}"));
+        check(
+            profile, cc, lr, sack, ts, delack, p_data, p_ack, size, seed, 0, 0,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
 }
