@@ -79,8 +79,8 @@ pub struct FrameInfo {
 }
 
 /// A running error model for one link direction (`repr(C)`: the frame count, which every
-/// frame updates, first; it shares a cache line with the statistics before it in a link
-/// direction).
+/// frame a lossy model decides updates, first). A lossless model's memory is not touched per
+/// frame (`pass_lossless`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct ErrorModel {
