@@ -43,18 +43,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+try:
+    import typer
 
-from tcplab import __version__, errors
-from tcplab.cli_options import (
-    FileArg,
-    JobsOpt,
-    RunOutOpt,
-    SeedOpt,
-    SetOpt,
-    SummaryJsonOpt,
-    interrupted_said,
-)
+    from tcplab import __version__, errors
+    from tcplab.cli_options import (
+        FileArg,
+        JobsOpt,
+        RunOutOpt,
+        SeedOpt,
+        SetOpt,
+        SummaryJsonOpt,
+        interrupted_said,
+    )
+except BaseException:
+    # An importer that survives the failure gets its collector back.
+    if _GC_WAS_ON:
+        gc.enable()
+    raise
 
 # tcplab.api (and tomllib) are imported by the commands that use them: `tcplab --help` and
 # `tcplab version` do not wait for them.
@@ -546,7 +552,12 @@ def version_cmd() -> None:
     typer.echo(f"tcplab {__version__}")
 
 
-from tcplab.sweep.cli import register as _register_sweep
+try:
+    from tcplab.sweep.cli import register as _register_sweep
+except BaseException:
+    if _GC_WAS_ON:
+        gc.enable()
+    raise
 
 _register_sweep(app)
 
