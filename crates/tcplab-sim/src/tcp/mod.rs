@@ -1555,9 +1555,8 @@ impl Endpoint {
         let acked = ack - self.snd_una;
         // `on_new_ack`, outside recovery (no partial ACK).
         let mut rtt = None;
-        if self.ts_ok && p.has_ts && p.ts_ecr > 0 {
-            let now_us = Self::ts_now(ctx.now);
-            rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
+        if let Some(r) = self.ts_rtt(p, ctx.now) {
+            rtt = Some(r);
         } else if let Some((seq_end, t0)) = self.rtt_timing {
             if ack >= seq_end {
                 rtt = Some(ctx.now.since(t0));
@@ -1607,6 +1606,14 @@ impl Endpoint {
             self.snd_wl1 = p.seq;
             self.snd_wl2 = p.ack;
         }
+    }
+
+    /// The RTT a timestamp echo measures (RFC 7323 section 4.1), if the connection uses
+    /// timestamps and `p` echoes one.
+    #[inline(always)]
+    fn ts_rtt(&self, p: &Packet, now: SimTime) -> Option<Dur> {
+        (self.ts_ok && p.has_ts && p.ts_ecr > 0)
+            .then(|| Dur(Self::ts_now(now).saturating_sub(p.ts_ecr) * 1_000))
     }
 
     /// An RTT sample for the estimator and the congestion control.
@@ -1897,9 +1904,8 @@ impl Endpoint {
         let acked = ack - self.snd_una;
         // RTT measurement: timestamps (RFC 7323 4.1) or the one timed segment (Karn).
         let mut rtt = None;
-        if self.ts_ok && p.has_ts && p.ts_ecr > 0 {
-            let now_us = Self::ts_now(ctx.now);
-            rtt = Some(Dur(now_us.saturating_sub(p.ts_ecr) * 1_000));
+        if let Some(r) = self.ts_rtt(p, ctx.now) {
+            rtt = Some(r);
         } else if let Some((seq_end, t0)) = self.rtt_timing {
             let partial = self.in_recovery && self.recover.is_some_and(|r| ack <= r);
             if ack >= seq_end && partial && self.ns2.newreno {
