@@ -439,6 +439,7 @@ impl EventQueue {
 
     /// The heap is about to reach `WHEEL_ON` entries: start the wheel. (While it is on, events
     /// go neither beside the heap nor into it.)
+    #[cold]
     #[inline(never)]
     fn heap_push_slow(&mut self, e: Entry) {
         debug_assert_eq!(
@@ -542,6 +543,7 @@ impl EventQueue {
     /// Sort the events of the next occupied slot into the run, and move `base` past the slot.
     /// Called when the heap, the run and the places beside the heap are empty; false when no
     /// event is left.
+    #[cold]
     #[inline(never)]
     fn next_slot(&mut self) -> bool {
         let pending = self.wheel.len + self.far.v.len();
