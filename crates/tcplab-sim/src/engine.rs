@@ -130,9 +130,9 @@ impl Heap {
 const NEAR: usize = 3;
 
 /// A wheel slot spans `2^SLOT_SHIFT` ns (8.2 us): with many flows a few events fall in a slot,
-/// and few are scheduled into the slot being run (1,000-pair dumbbell, by shift: 16 (65 us)
-/// puts 4 in 10 new events in the current slot, where choosing between it and the wheel is a
-/// branch mispredicted about one time in two).
+/// and few new events fall in the slot being run (dumbbells of 100 and 1,000 pairs: 6 in 10 of
+/// them with 65 us slots, 1 in 100 with 8.2 us; a new event's place in the run is a search and a
+/// shift, its place in the wheel a push).
 const SLOT_SHIFT: u32 = 13;
 /// Slots in the wheel, a power of two: it spans `SLOTS << SLOT_SHIFT` ns (16.8 ms), so link
 /// propagation delays and frame spacings land in it; timers further out wait in a heap of their
@@ -293,7 +293,8 @@ pub struct EventQueue {
     base: u64,
     /// An event before this time goes beside the heap or into it: `u64::MAX` while the wheel is
     /// off, 0 while it is on (every event then goes to `insert_later`, a test never
-    /// mispredicted; with the test on the slot's start, 4 in 10 new events went each way).
+    /// mispredicted; with the test on the slot's start, cachegrind's branch simulation found
+    /// it mispredicted four times in ten).
     limit: u64,
     wheel: Wheel,
     /// Events at slot `base + SLOTS` or later when they were scheduled.
