@@ -411,6 +411,34 @@ impl EventQueue {
         self.popped
     }
 
+    /// Take the next `n` scheduling counters for events to be scheduled later with
+    /// [`schedule_reserved`](Self::schedule_reserved): the first of them. Events scheduled so
+    /// get the places they would have had if scheduled now, without waiting in the queue.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.seq + 1;
+        self.seq += n;
+        first
+    }
+
+    /// Schedule `ev` at `time` with the counter `seq`, one that [`reserve`](Self::reserve)
+    /// gave and not used yet. Its key must be above that of the event being run (the last one
+    /// popped), as it would have been had it waited in the queue since its reservation.
+    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, ev: Event) {
+        debug_assert!(
+            time >= self.now && seq <= self.seq,
+            "a reserved event in the past"
+        );
+        let e = Entry {
+            key: (u128::from(time.0) << 64) | u128::from(seq),
+            ev,
+        };
+        if time.0 < self.limit {
+            self.insert_current(e);
+        } else {
+            self.insert_later(e);
+        }
+    }
+
     /// Schedule `ev` at `time` (which must not be in the past).
     #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
