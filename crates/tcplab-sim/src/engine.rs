@@ -931,6 +931,57 @@ mod tests {
     }
 
     #[test]
+    fn reserved_events_run_where_they_would_have_run_scheduled_at_once() {
+        // Starts at times (with ties) scheduled all at once, against the same starts chained
+        // (each scheduled with its reserved counter when the one before runs), with other
+        // events scheduled meanwhile: the same order, tie-breaks included.
+        let starts = [30u64, 10, 10, 50, 0, 30, 70000, 10];
+        let mut order: Vec<usize> = (0..starts.len()).collect();
+        order.sort_by_key(|&i| (starts[i], i));
+        let drive = |chained: bool| {
+            let mut q = EventQueue::new();
+            let first = if chained {
+                let first = q.reserve(starts.len() as u64);
+                let i = order[0];
+                q.schedule_reserved(
+                    SimTime(starts[i]),
+                    first + i as u64,
+                    Event::AppStart { app: i as u32 },
+                );
+                first
+            } else {
+                for (i, &t) in starts.iter().enumerate() {
+                    q.schedule(SimTime(t), Event::AppStart { app: i as u32 });
+                }
+                0
+            };
+            q.schedule(SimTime(10), Event::Sample);
+            let (mut seen, mut k) = (Vec::new(), 0);
+            while let Some((t, ev)) = q.pop() {
+                seen.push((t, ev));
+                if let Event::AppStart { app } = ev {
+                    // each start schedules an event at its own time and one later
+                    q.schedule(t, Event::AppTick { app });
+                    q.schedule(SimTime(t.0 + 10), Event::AppTick { app: app + 100 });
+                    k += 1;
+                    if chained && k < order.len() {
+                        let i = order[k];
+                        q.schedule_reserved(
+                            SimTime(starts[i]),
+                            first + i as u64,
+                            Event::AppStart { app: i as u32 },
+                        );
+                    }
+                }
+            }
+            seen
+        };
+        let (at_once, chained) = (drive(false), drive(true));
+        assert_eq!(at_once.len(), 1 + 3 * starts.len());
+        assert_eq!(at_once, chained);
+    }
+
+    #[test]
     fn same_time_events_run_in_scheduling_order() {
         let mut q = EventQueue::new();
         q.schedule(SimTime(10), Event::AppStart { app: 1 });
