@@ -1,7 +1,8 @@
 """Golden summaries: speed work must not change a single result.
 
 A fixed set of scenarios (every example, every congestion control x loss recovery x profile on a
-lossy download, a shared bottleneck with queue drops and mixed applications, each error model)
+lossy download, a shared bottleneck with queue drops and mixed applications, each error model,
+300 applications starting in ties)
 is run and a digest of each summary and trace table is compared with `golden_summaries.json`.
 A change that moves any number, however little, fails here; a deliberate change of behaviour
 regenerates the file with
@@ -102,6 +103,40 @@ def _shared_bottleneck(seed: int) -> dict[str, Any]:
     }
 
 
+def _many_starts() -> dict[str, Any]:
+    """300 pairs whose applications start together, on the trace's sample times and in ties
+    with one another: the starts' order against every other event (the queue's wheel on for
+    most of the run) is what the simulator's chained starts must keep."""
+    n = 300
+    nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
+    links: list[dict[str, Any]] = [
+        {"name": "core", "a": "r1", "b": "r2", "rate": "10Mbps", "delay": "5ms", "queue": "50p"}
+    ]
+    apps: list[dict[str, Any]] = []
+    for i in range(n):
+        nodes += [{"name": f"s{i}", "kind": "host"}, {"name": f"d{i}", "kind": "host"}]
+        links += [
+            {"name": f"a{i}", "a": f"s{i}", "b": "r1", "rate": "100Mbps", "delay": "1ms"},
+            {"name": f"b{i}", "a": "r2", "b": f"d{i}", "rate": "100Mbps", "delay": "1ms"},
+        ]
+        start = ["0s", "10ms", f"{(i * 7) % 50}ms", "55ms"][i % 4]
+        if i % 2:
+            app = {"kind": "bulk", "size": "10kB"}
+        else:
+            app = {"kind": "cbr", "packet_size": "500B", "interval": "10ms", "stop": "0.2s"}
+        apps.append(
+            {"name": f"app{i}", "client": f"s{i}", "server": f"d{i}", "start": start, **app}
+        )
+    return {
+        "run": {"name": "many-starts", "seed": 1, "stop_time": "2s"},
+        "tcp": {"profile": "rfc"},
+        "nodes": nodes,
+        "links": links,
+        "apps": apps,
+        "output": {"trace": True, "trace_interval": "10ms", "events": True},
+    }
+
+
 def cases() -> dict[str, tcplab.Scenario]:
     out: dict[str, tcplab.Scenario] = {}
     for path in sorted((ROOT / "examples").glob("*.toml")):
@@ -129,6 +164,7 @@ def cases() -> dict[str, tcplab.Scenario]:
         )
     for seed in (1, 2, 3):
         out[f"shared/seed{seed}"] = tcplab.Scenario.from_dict(_shared_bottleneck(seed))
+    out["many-starts"] = tcplab.Scenario.from_dict(_many_starts())
     return out
 
 

@@ -2,10 +2,11 @@
 //! beside it, with many a timing wheel of short slots and a heap for the events beyond its span
 //! (see [`EventQueue`]).
 //!
-//! `seq` is a counter taken when an event is scheduled, so events at the same instant run in the
-//! order they were scheduled, and every run is deterministic. Time never goes backwards: an event
-//! scheduled in the past is a caller's bug, caught by a debug assertion (a release build runs it
-//! at the current time).
+//! `seq` is a counter taken when an event is scheduled (or reserved earlier, for an event
+//! scheduled later in the place it would have had: [`EventQueue::reserve`]), so events at the
+//! same instant run in the order they were scheduled, and every run is deterministic. Time never
+//! goes backwards: an event scheduled in the past is a caller's bug, caught by a debug assertion
+//! (a release build runs it at the current time).
 
 use crate::time::SimTime;
 
@@ -295,7 +296,8 @@ impl Wheel {
 /// next occupied slot (or the far heap's first, when that is earlier) becomes the current one:
 /// its events are sorted into `run` and `base` moves past it. Every event in the run is earlier
 /// than every event in the wheel or the far heap, and keys are unique, so the order of events is
-/// exactly that of one heap holding them all.
+/// exactly that of one heap holding them all. (Keys are unique because each counter is taken
+/// once: by `schedule`, or by `reserve` for one `schedule_reserved`, which debug builds check.)
 #[derive(Debug)]
 pub struct EventQueue {
     heap: Heap,
@@ -321,6 +323,13 @@ pub struct EventQueue {
     seq: u64,
     now: SimTime,
     popped: u64,
+    /// The key of the last event popped (debug builds: `schedule_reserved` checks that a
+    /// reserved event comes after it).
+    #[cfg(debug_assertions)]
+    last_key: u128,
+    /// The counters `reserve` gave and not yet used (debug builds: each is used once).
+    #[cfg(debug_assertions)]
+    reserved: std::collections::BTreeSet<u64>,
 }
 
 impl Default for EventQueue {
@@ -341,6 +350,10 @@ impl Default for EventQueue {
             seq: 0,
             now: SimTime::ZERO,
             popped: 0,
+            #[cfg(debug_assertions)]
+            last_key: 0,
+            #[cfg(debug_assertions)]
+            reserved: std::collections::BTreeSet::new(),
         }
     }
 }
@@ -379,7 +392,8 @@ impl Run {
         self.head = 0;
     }
 
-    /// Insert `e` in its place by key: usually at the end, moving nothing.
+    /// Insert `e` in its place by key: at the end, moving nothing, for an event at the latest
+    /// instant (a burst); a reserved start lands where its counter puts it.
     #[inline]
     fn insert(&mut self, e: Entry) {
         let at = self.head + self.v[self.head..].partition_point(|x| x.key < e.key);
@@ -417,6 +431,8 @@ impl EventQueue {
     pub fn reserve(&mut self, n: u64) -> u64 {
         let first = self.seq + 1;
         self.seq += n;
+        #[cfg(debug_assertions)]
+        self.reserved.extend(first..first + n);
         first
     }
 
@@ -424,10 +440,19 @@ impl EventQueue {
     /// gave and not used yet. Its key must be above that of the event being run (the last one
     /// popped), as it would have been had it waited in the queue since its reservation.
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, ev: Event) {
-        debug_assert!(
-            time >= self.now && seq <= self.seq,
-            "a reserved event in the past"
-        );
+        #[cfg(debug_assertions)]
+        {
+            let key = (u128::from(time.0) << 64) | u128::from(seq);
+            assert!(
+                self.reserved.remove(&seq),
+                "counter {seq} not reserved, or used twice"
+            );
+            assert!(
+                key > self.last_key,
+                "a reserved event before the event being run"
+            );
+        }
+        let time = time.max(self.now);
         let e = Entry {
             key: (u128::from(time.0) << 64) | u128::from(seq),
             ev,
@@ -571,10 +596,16 @@ impl EventQueue {
                 debug_assert!(self.wheel.len == 0 && self.far.is_empty());
                 return None;
             };
-            // Invariant: time never goes backwards (guaranteed by `schedule`).
+            // Invariant: time never goes backwards (`schedule` and `schedule_reserved` clamp a time
+            // in the past to `now`).
             let time = SimTime((e.key >> 64) as u64);
             self.now = time;
             self.popped += 1;
+            #[cfg(debug_assertions)]
+            {
+                debug_assert!(e.key > self.last_key, "events popped out of order");
+                self.last_key = e.key;
+            }
             return Some((time, e.ev));
         }
     }
@@ -928,6 +959,91 @@ mod tests {
         }
         assert_eq!(q.pop(), Some((SimTime(5), Event::Sample)));
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn reserved_and_ordinary_events_pop_in_key_order_with_the_wheel_on_and_off() {
+        // Blocks of counters reserved, then used in random order at random later times, among
+        // ordinary events whose delays cross slots, the wheel's span and far beyond, in phases
+        // that grow the queue past `WHEEL_ON` and drain it: every pop is the model's smallest.
+        let span = (SLOTS as u64) << SLOT_SHIFT;
+        for seed in 1..6 {
+            let mut rng = crate::rng::stream(seed, "engine-reserved");
+            let mut next = || rand::RngCore::next_u64(&mut rng);
+            let mut q = EventQueue::new();
+            let mut model = std::collections::BTreeSet::new();
+            let mut unused: Vec<u64> = Vec::new();
+            let mut last = (0u64, 0u64);
+            let mut seq_model = 0u64;
+            let (mut on, mut reserved_on) = (0, 0);
+            for op in 0..60_000u64 {
+                let grow = (op / 3_000) % 2 == 0;
+                let r = next();
+                if r % 97 == 0 {
+                    let n = 1 + next() % 40;
+                    let first = q.reserve(n);
+                    assert_eq!(first, seq_model + 1);
+                    seq_model += n;
+                    unused.extend(first..first + n);
+                } else if r % 100 < if grow { 65 } else { 20 } || model.is_empty() {
+                    let now = q.now().0;
+                    let delay = match next() % 6 {
+                        0 => 0,
+                        1 => next() % (1 << SLOT_SHIFT),
+                        2 => next() % (4 << SLOT_SHIFT),
+                        3 => next() % span,
+                        4 => span - 2 + next() % 5,
+                        _ => next() % (20 * span),
+                    };
+                    let t = now + delay;
+                    if !unused.is_empty() && next() % 3 == 0 {
+                        let i = (next() % unused.len() as u64) as usize;
+                        let s = unused[i];
+                        // its key must come after the last event popped
+                        if (t, s) > last {
+                            reserved_on += usize::from(q.base != u64::MAX);
+                            unused.swap_remove(i);
+                            q.schedule_reserved(SimTime(t), s, Event::AppTick { app: s as u32 });
+                            model.insert((t, s));
+                        }
+                    } else {
+                        seq_model += 1;
+                        q.schedule(
+                            SimTime(t),
+                            Event::AppTick {
+                                app: seq_model as u32,
+                            },
+                        );
+                        model.insert((t, seq_model));
+                    }
+                } else {
+                    let want = model.pop_first().unwrap();
+                    let got = q.pop().unwrap();
+                    assert_eq!(
+                        got,
+                        (SimTime(want.0), Event::AppTick { app: want.1 as u32 })
+                    );
+                    last = want;
+                }
+                assert_eq!(q.is_empty(), model.is_empty());
+                on += usize::from(q.base != u64::MAX);
+            }
+            assert!(
+                on > 10_000 && on < 50_000,
+                "the wheel on for {on} of 60,000 operations"
+            );
+            assert!(
+                reserved_on > 1_000,
+                "{reserved_on} reserved events while the wheel was on"
+            );
+            while let Some(want) = model.pop_first() {
+                assert_eq!(
+                    q.pop(),
+                    Some((SimTime(want.0), Event::AppTick { app: want.1 as u32 }))
+                );
+            }
+            assert!(q.pop().is_none());
+        }
     }
 
     #[test]
