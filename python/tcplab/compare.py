@@ -472,8 +472,10 @@ def evaluate_models(x: ModelInputs) -> dict[str, Any]:
 _SHORTHANDS = ("ber", "per")
 
 
-class SweepError(ValueError):
+class SweepError(_errors.TcplabError, ValueError):
     """A sweep that cannot be run; the message names the option and the value."""
+
+    kind = "sweep"
 
     def __init__(self, message: str, option: str = "--sweep") -> None:
         super().__init__(message)

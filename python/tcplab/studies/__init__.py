@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from tcplab.errors import TcplabError
+
 from ._base import (
     Case,
     Check,
@@ -52,8 +54,10 @@ _registry: dict[str, Study] = {}
 _discovered = False
 
 
-class UnknownStudyError(KeyError):
+class UnknownStudyError(TcplabError, KeyError):
     """`get` was asked for a study that is not registered."""
+
+    kind = "unknown_study"
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown study"

@@ -79,10 +79,10 @@ def run_cmd(
         scenario = _load(file, assignments or [])
         extra = {"pcap_path": str(pcap)} if pcap is not None else {}
         p = schema.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
+    except TestbedConfigError as e:  # a TcplabError too: caught first, for its wording
+        raise _fail(f"the testbed cannot run this scenario: {e}") from None
     except errors.TcplabError as e:
         raise _fail(str(e)) from None
-    except TestbedConfigError as e:
-        raise _fail(f"the testbed cannot run this scenario: {e}") from None
     if dry_run:
         typer.echo(json.dumps(p.to_dict(), indent=2))
         return
