@@ -739,7 +739,7 @@ def plan_comparison(
 ) -> ComparisonPlan:
     """Validate a comparison and build its scenarios without running anything: raises
     `SweepError` or `tcplab.errors.ScenarioError` with a message naming the option/field."""
-    from tcplab.studies import seed_list
+    from tcplab.sweep.grid import seed_list
 
     try:
         seeds_ = seed_list(seeds)

@@ -29,7 +29,6 @@ from ._base import (
     StudyResult,
     TableOut,
     flatten_summary,
-    seed_list,
 )
 
 __all__ = [
@@ -45,7 +44,6 @@ __all__ = [
     "get",
     "names",
     "register",
-    "seed_list",
     "studies",
 ]
 

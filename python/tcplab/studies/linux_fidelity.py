@@ -35,6 +35,7 @@ import numpy as np
 
 from tcplab.report.plots import PALETTE, new_figure
 from tcplab.report.stats import mean_ci
+from tcplab.sweep.grid import seed_list
 
 from ._base import (
     Case,
@@ -45,7 +46,6 @@ from ._base import (
     StudyResult,
     TableOut,
     parse_bool,
-    seed_list,
 )
 from ._kit import mean_pm, pct, study_scenario
 

@@ -51,7 +51,7 @@ METRICS: dict[str, tuple[str, str]] = {
 
 
 def _seeds(seeds: int | Sequence[int]) -> list[int]:
-    from tcplab.studies._base import seed_list
+    from tcplab.sweep.grid import seed_list
 
     return seed_list(seeds)
 

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base import Case, Finding, StudyResult, TableOut, _progress, seed_list
+from tcplab.sweep.grid import seed_list
+
+from .._base import Case, Finding, StudyResult, TableOut, _progress
 from .._kit import pct
 from .paper import PDROPS, TABLE8, TESTBED_MODES, TESTBED_WINDOW, error_override
 from .tables import Stats
