@@ -822,7 +822,7 @@ def _load_scenario(file: Path, assignments: list[str]) -> Any:
 
 def _scenario_report(file: Path, app_name: str | None, assignments: list[str], as_json: bool):
     from tcplab import errors
-    from tcplab.compare import MODELS, evaluate_models, scenario_inputs
+    from tcplab.analytic import MODELS, evaluate_models, scenario_inputs
 
     try:
         sc = _load_scenario(file, assignments)
@@ -1010,7 +1010,7 @@ def _scenario_lines(file: Path, x: Any, m: dict[str, Any]) -> list[str]:
             else "not applicable: the transfer has no size"
         ),
     }
-    from tcplab.compare import MODELS
+    from tcplab.analytic import MODELS
 
     for key, (label, _) in MODELS.items():
         value = m[key]
