@@ -10,7 +10,7 @@ from tcplab.conformance.ns2 import Ns2Unavailable
 from tcplab.studies import UnknownStudyError
 from tcplab.sweep import StoreError
 from tcplab.testbed import errors as testbed_errors
-from tcplab.testbed.schema import UnsupportedScenario
+from tcplab.testbed.plan import UnsupportedScenario
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ says about a scenario)::
         ├── TestbedUnavailable       this machine cannot run it (not Linux, not root, ...)
         ├── TestbedConfigError(TestbedError, ValueError)   a value it cannot use
         │   └── UnsupportedScenario  a scenario it cannot emulate (.field;
-        │                            tcplab.testbed.schema)
+        │                            tcplab.testbed.plan)
         └── TestbedRunError          a step of a run failed
             └── TestbedTimeout       the run exceeded its time budget
 
