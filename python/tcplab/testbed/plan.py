@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.path import HEADERS, TIMESTAMP_OPTION, AppPath, LinkDirection, combined
+
 from .config import PROFILES, TestbedConfig
 from .errors import TestbedConfigError
 
@@ -49,8 +51,6 @@ __all__ = [
 
 #: Sizes at or above this are "unlimited" in the core (u64::MAX / 4).
 _UNLIMITED = 2**60
-#: IP + TCP headers; TCP timestamp option bytes.
-_HEADERS, _TS_OPTION = 40, 12
 #: Simulator congestion controls -> Linux TCP_CONGESTION (and a note when approximated).
 CONGESTION_CONTROLS: dict[str, tuple[str, str]] = {
     "reno": ("reno", ""),
@@ -108,29 +108,6 @@ class TestbedPlan:
 # The mapping
 
 
-def _hop_name(h: Mapping[str, Any]) -> str:
-    return f"links.{h['link']}.{h['dir']}"
-
-
-def _wire_bytes(ip_len: int, framing: Mapping[str, Any]) -> int:
-    return max(ip_len + int(framing.get("wire_overhead", 0)), int(framing.get("min_wire_bytes", 0)))
-
-
-def _ser(ip_len: int, hop: Mapping[str, Any]) -> float:
-    rate = hop.get("rate_bps") or 0
-    return 8 * _wire_bytes(ip_len, hop["framing"]) / rate if rate else 0.0
-
-
-def _latency(hop: Mapping[str, Any]) -> float:
-    """A hop's propagation delay and its sending node's processing delay, in seconds."""
-    return float(hop["delay_s"]) + float(hop.get("processing_delay_s", 0.0))
-
-
-def _rate(hop: Mapping[str, Any]) -> float:
-    r = hop.get("rate_bps") or 0
-    return float(r) if r else math.inf
-
-
 def _queue(q: Any, where: str) -> tuple[int | None, str]:
     if q == "unlimited" or q is None:
         return None, "packets"
@@ -168,40 +145,41 @@ def _error_model(e: Mapping[str, Any], where: str) -> dict[str, Any]:
     raise UnsupportedScenario(f"{where}.error", f"model {m!r} has no testbed counterpart")
 
 
-def _path_error(hops: list[Mapping[str, Any]], notes: list[str]) -> tuple[dict, Any]:
+def _path_error(hops: list[LinkDirection], notes: list[str]) -> tuple[dict, LinkDirection | None]:
     """One error model for a direction of the testbed, and the hop it came from (or None)."""
-    errored = [h for h in hops if h["error"].get("model", "none") != "none"]
+    errored = [h for h in hops if h.error_model != "none"]
     if not errored:
         return {"model": "none"}, None
     if len(errored) == 1:
-        return _error_model(errored[0]["error"], _hop_name(errored[0])), errored[0]
-    kinds = {h["error"]["model"] for h in errored}
-    names = ", ".join(_hop_name(h) for h in errored)
-    framings = {h["framing"]["name"] for h in errored}
+        return _error_model(errored[0].error, errored[0].field), errored[0]
+    kinds = {h.error_model for h in errored}
+    names = ", ".join(h.field for h in errored)
+    framings = {h.framing.name for h in errored}
     if kinds == {"per"}:
-        keep = math.prod(1 - float(h["error"]["p"]) for h in errored)
-        notes.append(f"{names}: PER combined into one, 1 - prod(1 - p) = {1 - keep:.6g}")
-        return {"model": "per", "p": 1 - keep}, errored[0]
+        p = combined(float(h.error["p"]) for h in errored)
+        notes.append(f"{names}: PER combined into one, 1 - prod(1 - p) = {p:.6g}")
+        return {"model": "per", "p": p}, errored[0]
     if kinds == {"ber"} and len(framings) == 1:
-        keep = math.prod(1 - float(h["error"]["ber"]) for h in errored)
-        notes.append(f"{names}: BER combined into one, 1 - prod(1 - ber) = {1 - keep:.6g}")
-        return {"model": "ber", "ber": 1 - keep}, errored[0]
+        # Bits that cross every hop: a bit survives all of them with prod(1 - ber).
+        ber = combined(float(h.error["ber"]) for h in errored)
+        notes.append(f"{names}: BER combined into one, 1 - prod(1 - ber) = {ber:.6g}")
+        return {"model": "ber", "ber": ber}, errored[0]
     raise UnsupportedScenario(
-        f"{_hop_name(errored[1])}.error",
+        f"{errored[1].field}.error",
         f"the testbed has one error model per direction, and {names} carry {sorted(kinds)} "
         "models that do not combine into one (only PER with PER, or BER with BER on the same "
         "framing, do)",
     )
 
 
-def _sim_stream(hops: list[Mapping[str, Any]], notes: list[str], side: str) -> str | None:
+def _sim_stream(hops: list[LinkDirection], notes: list[str], side: str) -> str | None:
     """The simulator's random-stream id of the one errored hop of a direction, so that the
     forwarder draws the same uniform number for the k-th frame as the simulator does (common
     random numbers: a testbed run and a simulated run of the same seed lose the same frames as
     long as they send the same frames). None where several hops' models were combined."""
-    errored = [h for h in hops if h["error"].get("model", "none") != "none"]
+    errored = [h for h in hops if h.error_model != "none"]
     if len(errored) == 1:
-        return f"link:{errored[0]['link']}:{errored[0]['dir']}"
+        return f"link:{errored[0].link}:{errored[0].dir}"
     if errored:
         notes.append(
             f"{side}: several hops' error models combined into one, so the testbed's loss draws "
@@ -498,28 +476,30 @@ def plan(
     size = app["app"].get("size")
     if not isinstance(size, int) or size < 1:
         raise UnsupportedScenario("apps[0].size", f"{size!r}: needs a positive size in bytes")
-    data, ack = list(app["data_path"]), list(app["ack_path"])
+    path = AppPath.of(app)
+    data, ack = list(path.data), list(path.ack)
     if not data or not ack:
         raise UnsupportedScenario("links", "the client and the server must be joined by links")
     notes: list[str] = []
     tcp = app["tcp"]
 
-    # Rate, queue, framing, MTU: the bottleneck hop of the data path.
-    bott = min(data, key=_rate)
-    rate = None if math.isinf(_rate(bott)) else _rate(bott)
-    ack_bott = min(ack, key=_rate)
-    if _rate(ack_bott) != _rate(bott):
+    # Rate, queue, framing, MTU: the bottleneck hop of the data path (every link has a rate:
+    # the core refuses one without).
+    bott = min(data, key=lambda h: h.rate_bps)
+    rate = bott.rate_bps
+    ack_bott = min(ack, key=lambda h: h.rate_bps)
+    if ack_bott.rate_bps != rate:
         notes.append(
-            f"{_hop_name(ack_bott)}.rate: the ACK path's bottleneck "
-            f"({_rate(ack_bott):g} bit/s) differs from the data path's; the testbed uses "
-            f"{_rate(bott):g} bit/s both ways"
+            f"{ack_bott.field}.rate: the ACK path's bottleneck "
+            f"({ack_bott.rate_bps:g} bit/s) differs from the data path's; the testbed uses "
+            f"{rate:g} bit/s both ways"
         )
-    qlimit, qunit = _queue(bott["queue"], _hop_name(bott))
+    qlimit, qunit = _queue(bott.queue, bott.field)
     for hop in data + ack:
-        kind = hop.get("aqm", {}).get("kind", "none")
+        kind = hop.aqm.get("kind", "none")
         if kind != "none":
             raise UnsupportedScenario(
-                f"{_hop_name(hop)}.aqm",
+                f"{hop.field}.aqm",
                 f"{kind!r}: the testbed's forwarder queues drop-tail only (use kind = 'none')",
             )
     for i, node in enumerate(scenario.to_dict(normalized=True)["nodes"]):
@@ -531,47 +511,46 @@ def plan(
     err_s2c, err_hop = _path_error(data, notes)
     err_c2s, _ = _path_error(ack, notes)
     fhop = err_hop or bott
-    framing = fhop["framing"]["name"]
-    if any(h["framing"]["name"] != framing for h in data + ack):
+    framing = fhop.framing.name
+    if any(h.framing.name != framing for h in data + ack):
         notes.append(
-            f"{_hop_name(fhop)}.framing: the path mixes framings; the testbed uses {framing!r} "
+            f"{fhop.field}.framing: the path mixes framings; the testbed uses {framing!r} "
             "(for the rate and the bytes exposed to errors) on both directions"
         )
-    mtu = min(int(h["mtu"]) for h in data + ack)
+    mtu = min(h.mtu for h in data + ack)
     if not 576 <= mtu <= 9000:
-        raise UnsupportedScenario(f"{_hop_name(bott)}.mtu", f"{mtu}: the testbed takes 576..9000")
-    mss = int(tcp["mss"])
-    if not 88 <= mss <= mtu - _HEADERS:
-        raise UnsupportedScenario("tcp.mss", f"{mss}: the testbed takes 88..{mtu - _HEADERS}")
-    ts = _TS_OPTION if tcp["timestamps"] else 0
-    data_ip = min(mss + _HEADERS, mtu)
-    ack_ip = _HEADERS + ts
+        raise UnsupportedScenario(f"{bott.field}.mtu", f"{mtu}: the testbed takes 576..9000")
+    mss = path.mss_bytes
+    if not 88 <= mss <= mtu - HEADERS:
+        raise UnsupportedScenario("tcp.mss", f"{mss}: the testbed takes 88..{mtu - HEADERS}")
+    data_ip, ack_ip = path.data_ip_bytes, path.ack_ip_bytes
 
     # Delays: propagation summed per direction, plus the store-and-forward time of the hops
     # the forwarder does not serialise on (it serialises once, at the testbed's rate).
-    def extra(hops: list[Mapping[str, Any]], ip_len: int) -> float:
-        ref = _ser(ip_len, {"rate_bps": rate, "framing": fhop["framing"]})
-        return max(0.0, sum(_ser(ip_len, h) for h in hops) - ref)
+    def extra(hops: list[LinkDirection], ip_len: int) -> float:
+        ref = fhop.framing.wire_bytes(ip_len) * 8.0 / rate
+        return max(0.0, sum(h.serialisation_s(ip_len) for h in hops) - ref)
 
     x_data, x_ack = extra(data, data_ip), extra(ack, ack_ip)
     # A router's processing delay is a pure delay: on the testbed it joins the path's latency.
-    d_s2c = sum(_latency(h) for h in data) + x_data
-    d_c2s = sum(_latency(h) for h in ack) + x_ack
+    d_s2c = sum(h.latency_s for h in data) + x_data
+    d_c2s = sum(h.latency_s for h in ack) + x_ack
     if len(data) > 1 or len(ack) > 1:
+        nodes = [data[0].src, *(h.dst for h in data)]
         notes.append(
-            f"links: the data path has {len(data)} hops ({' -> '.join(_path_nodes(data))}), the "
+            f"links: the data path has {len(data)} hops ({' -> '.join(nodes)}), the "
             f"ACK path {len(ack)}; the testbed has one forwarder: delays summed, the bottleneck "
-            f"{_hop_name(bott)} serialises, and the other hops' store-and-forward time "
+            f"{bott.field} serialises, and the other hops' store-and-forward time "
             f"({x_data * 1e3:.3f} ms per full data frame, {x_ack * 1e3:.3f} ms per ACK) is "
             "added to the delay (exact for full-size frames and pure ACKs)"
         )
     for h in data + ack:
-        if h is not bott and h["queue"] != "unlimited":
-            notes.append(f"{_hop_name(h)}.queue: only the bottleneck's queue is emulated")
-    if ack_bott["queue"] != bott["queue"]:
+        if h is not bott and h.queue != "unlimited":
+            notes.append(f"{h.field}.queue: only the bottleneck's queue is emulated")
+    if ack_bott.queue != bott.queue:
         notes.append(
-            f"{_hop_name(ack_bott)}.queue: the testbed uses the data bottleneck's queue "
-            f"({bott['queue']}) on both directions"
+            f"{ack_bott.field}.queue: the testbed uses the data bottleneck's queue "
+            f"({bott.queue}) on both directions"
         )
     if float(app.get("start_s") or 0) > 0:
         notes.append(
@@ -585,7 +564,7 @@ def plan(
         budget = min(float(desc.get("stop_time_s") or 3600.0) + 60.0, 86400.0)
     # The link whose counters the forwarder's stand for: the errored data hop, else the
     # bottleneck.
-    link, data_dir = fhop["link"], fhop["dir"]
+    link, data_dir = fhop.link, fhop.dir
     cfg = TestbedConfig(
         size_bytes=size,
         mss=mss,
@@ -615,8 +594,8 @@ def plan(
             raise TypeError(f"TestbedConfig has no field {k!r}")
         setattr(cfg, k, v)
     cfg.validate()
-    rtt = sum(_latency(h) + _ser(data_ip, h) for h in data) + sum(
-        _latency(h) + _ser(ack_ip, h) for h in ack
+    rtt = sum(h.latency_s + h.serialisation_s(data_ip) for h in data) + sum(
+        h.latency_s + h.serialisation_s(ack_ip) for h in ack
     )
     return TestbedPlan(
         config=cfg,
@@ -629,10 +608,6 @@ def plan(
     )
 
 
-def _path_nodes(hops: list[Mapping[str, Any]]) -> list[str]:
-    return [hops[0]["from"], *(h["to"] for h in hops)]
-
-
 def window_limited_time(p: TestbedPlan) -> float:
     """size x RTT / rwnd: the download time when the receive window binds (the scenario's RTT
     for a full segment and its ACK, no queueing), or size over the line rate if that binds."""
@@ -642,9 +617,9 @@ def window_limited_time(p: TestbedPlan) -> float:
     t_win = cfg.size_bytes * p.rtt_s / rwnd
     if not cfg.rate_bps:
         return t_win
-    payload = cfg.mss - (_TS_OPTION if cfg.sysctls.get("net.ipv4.tcp_timestamps") else 0)
-    hop = next(h for h in p.app["data_path"] if (h["link"], h["dir"]) == (p.link, p.data_dir))
-    wire = _wire_bytes(cfg.mss + _HEADERS, hop["framing"])
+    payload = cfg.mss - (TIMESTAMP_OPTION if cfg.sysctls.get("net.ipv4.tcp_timestamps") else 0)
+    hop = next(h for h in AppPath.of(p.app).data if (h.link, h.dir) == (p.link, p.data_dir))
+    wire = hop.wire_bytes(cfg.mss + HEADERS)
     return max(t_win, cfg.size_bytes / (cfg.rate_bps / 8 * payload / wire))
 
 
