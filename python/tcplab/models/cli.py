@@ -2,7 +2,7 @@
 
 ``tcplab model --scenario FILE`` (also ``tcplab model scenario FILE``) evaluates every model
 that applies to a scenario file, with RTT, MSS, window, bottleneck and loss derived from the
-scenario (`tcplab.compare.scenario_inputs`), and says which limit binds.
+scenario (`tcplab.analytic.scenario_inputs`), and says which limit binds.
 
 Quantities are written as people write them ("100ms", "10Mbps", "10MB", "0.1%"; see
 :mod:`tcplab.models.units`).  Each command prints its inputs and the figure;
