@@ -124,7 +124,7 @@ def test_an_unknown_red_parameter_lists_the_known_ones():
 
 
 def test_the_testbed_refuses_a_managed_queue():
-    from tcplab.testbed.schema import UnsupportedScenario, plan
+    from tcplab.testbed.plan import UnsupportedScenario, plan
 
     sc = tcplab.Scenario.from_toml(ROOT / "examples" / "sarkar2022.toml").with_overrides(
         {"links.wan.ab.aqm": {"kind": "red"}}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tcplab
 from conftest import ROOT, chain_toml
-from tcplab import compare
+from tcplab import analytic, compare
 from tcplab.cli import app
 from typer.testing import CliRunner
 
@@ -100,7 +100,7 @@ def test_shorthand_targets_the_data_direction_of_noisy_links() -> None:
         "links.lan.ab.error": {"model": "ber", "ber": 1e-6}
     }
     sc = sarkar().with_overrides(compare.sweep_overrides(dotted, [], 1e-6))
-    (x,) = compare.scenario_inputs(sc)
+    (x,) = analytic.scenario_inputs(sc)
     assert x.data_path[1].error_model == "ber"
 
 
@@ -174,7 +174,7 @@ def test_compare_table_and_criteria() -> None:
     assert list(df["value"]) == [0.0001, 0.05]
     assert df.attrs["targets"] == ["links.wan.ab.error"] and df.attrs["sender_end"] == "server"
     assert (df["runs"] == 2).all() and (df["completed"] == 2).all()
-    for key in compare.MODELS:
+    for key in analytic.MODELS:
         assert key in df and f"err_{key}" in df
         expected = (df[key] - df["sim_mean_Bps"]) / df["sim_mean_Bps"]
         np.testing.assert_allclose(df[f"err_{key}"], expected)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import tcplab
 from conftest import ROOT
-from tcplab import compare, models
+from tcplab import analytic, models
 from tcplab.cli import app as tcplab_app
 from tcplab.models.cli import app as model_app
 from typer.testing import CliRunner
@@ -47,7 +47,7 @@ def sarkar(**overrides: Any) -> tcplab.Scenario:
 
 
 def test_sarkar_inputs_by_hand() -> None:
-    (x,) = compare.scenario_inputs(sarkar())
+    (x,) = analytic.scenario_inputs(sarkar())
     assert (x.app, x.kind, x.sender, x.sender_end) == ("ftp", "ftp", "server", "server")
     assert x.size_bytes == 10_000_000
     assert x.mss_bytes == x.eff_mss_bytes == 1460
@@ -70,8 +70,8 @@ def test_sarkar_inputs_by_hand() -> None:
 
 
 def test_sarkar_models_by_hand() -> None:
-    (x,) = compare.scenario_inputs(sarkar())
-    m = compare.evaluate_models(x)
+    (x,) = analytic.scenario_inputs(sarkar())
+    m = analytic.evaluate_models(x)
     # Sarkar 2022 section 4.3.3: 8760 B / 40 ms = 219,000 B/s at the propagation RTT
     assert m["window_propagation"] == pytest.approx(219_000.0)
     assert m["window"] == pytest.approx(8760 / SARKAR_RTT)
@@ -90,26 +90,28 @@ def test_sarkar_models_by_hand() -> None:
 
 
 def test_timestamps_take_12_bytes_of_payload() -> None:
-    (x,) = compare.scenario_inputs(sarkar(**{"tcp.timestamps": True}))
+    (x,) = analytic.scenario_inputs(sarkar(**{"tcp.timestamps": True}))
     assert x.eff_mss_bytes == 1448
     assert x.data_ip_bytes == 1500  # 1448 + 40 + 12: the frame stays full-sized
     assert x.ack_ip_bytes == 52
     assert [h.wire_bytes for h in x.ack_path] == [90, 90]  # 52 + 38 > the 84-byte minimum
     assert x.rtt_s == pytest.approx(0.040 + 2 * 1538 * 8 / RATE + 2 * 90 * 8 / RATE)
-    m = compare.evaluate_models(x)
+    m = analytic.evaluate_models(x)
     assert m["line_rate"] == pytest.approx(1448 / 1538 * 1_250_000)
 
 
 def test_receive_window_capped_without_window_scaling() -> None:
-    (x,) = compare.scenario_inputs(sarkar(**{"tcp.rcv_buf": 1_000_000}))
+    (x,) = analytic.scenario_inputs(sarkar(**{"tcp.rcv_buf": 1_000_000}))
     assert x.rcv_buf_bytes == 1_000_000 and x.rwnd_bytes == 65_535
-    (y,) = compare.scenario_inputs(sarkar(**{"tcp.rcv_buf": 1_000_000, "tcp.window_scaling": True}))
+    (y,) = analytic.scenario_inputs(
+        sarkar(**{"tcp.rcv_buf": 1_000_000, "tcp.window_scaling": True})
+    )
     assert y.rwnd_bytes == 1_000_000
 
 
 def test_loss_along_the_path_and_by_frame_length() -> None:
     ber = 1e-6
-    (x,) = compare.scenario_inputs(
+    (x,) = analytic.scenario_inputs(
         sarkar(
             **{
                 "links.wan.ab.error": {"model": "ber", "ber": ber},
@@ -125,7 +127,7 @@ def test_loss_along_the_path_and_by_frame_length() -> None:
 
 
 def test_gilbert_elliott_and_list_hops() -> None:
-    (x,) = compare.scenario_inputs(sarkar())
+    (x,) = analytic.scenario_inputs(sarkar())
     desc = sarkar().describe()["apps"][0]
     desc["data_path"][0]["error"] = {
         "model": "gilbert-elliott",
@@ -135,17 +137,17 @@ def test_gilbert_elliott_and_list_hops() -> None:
         "p_bg": 0.09,
         "start_bad": False,
     }
-    y = compare.inputs_from_description(desc)
+    y = analytic.inputs_from_description(desc)
     assert y.p == pytest.approx(0.1 * 0.5)  # bad 10 % of the time
     assert any("Gilbert-Elliott" in n for n in y.notes)
     desc["data_path"][0]["error"] = {"model": "list", "frames": [3, 7], "segments": []}
-    z = compare.inputs_from_description(desc)
+    z = analytic.inputs_from_description(desc)
     assert z.p == 0.0 and any("not a rate" in n for n in z.notes)
     assert z.rtt_s == x.rtt_s
 
 
 def test_cbr_app_offered_rate_and_loss_binding() -> None:
-    (x,) = compare.scenario_inputs(tcplab.Scenario.from_toml(NETSIM))
+    (x,) = analytic.scenario_inputs(tcplab.Scenario.from_toml(NETSIM))
     assert x.kind == "cbr" and x.sender_end == "client" and x.size_bytes is None
     assert x.offered_Bps == pytest.approx(1460 / 1168e-6)  # 1.25 MB/s = 10 Mbit/s
     assert len(x.data_path) == 3
@@ -153,7 +155,7 @@ def test_cbr_app_offered_rate_and_loss_binding() -> None:
         2 * 50.2e-3 + 3 * DATA_WIRE * 8 / RATE + 3 * ACK_WIRE * 8 / RATE
     )
     assert x.p == pytest.approx(1 - (1 - 1e-7) ** (8 * 1518))
-    m = compare.evaluate_models(x)
+    m = analytic.evaluate_models(x)
     assert m["application"] == pytest.approx(x.offered_Bps)
     assert math.isnan(m["cardwell"])  # no transfer size
     assert m["binding"] == "loss"  # Mathis b = 1 (3.94 Mbps) < window (5.03) < line rate
@@ -161,7 +163,7 @@ def test_cbr_app_offered_rate_and_loss_binding() -> None:
 
 def test_unknown_app_names_the_known_ones() -> None:
     with pytest.raises(tcplab.errors.ScenarioError, match=r"'nope'.*'ftp'"):
-        compare.scenario_inputs(sarkar(), "nope")
+        analytic.scenario_inputs(sarkar(), "nope")
 
 
 # ----------------------------------------------------------------------------------------------

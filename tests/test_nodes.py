@@ -46,7 +46,7 @@ def test_a_switch_forwards_as_a_router_does():
 
 
 def test_the_models_and_the_testbed_see_the_processing_delay():
-    from tcplab.testbed.schema import plan
+    from tcplab.testbed.plan import plan
 
     sc = topology.star(1, size="1MB", overrides={"nodes.hub.processing_delay": "3ms"})
     hops = sc.describe()["apps"][0]["data_path"]

@@ -50,19 +50,6 @@ def test_register_refuses_what_is_not_a_study() -> None:
         studies.register(object())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("seeds", "expected"), [(1, [1]), (3, [1, 2, 3]), ([5, 9], [5, 9]), ((2,), [2])]
-)
-def test_seed_list(seeds: Any, expected: list[int]) -> None:
-    assert studies.seed_list(seeds) == expected
-
-
-@pytest.mark.parametrize("bad", [0, -1, [], [1, 1]])
-def test_seed_list_refuses(bad: Any) -> None:
-    with pytest.raises(ValueError):
-        studies.seed_list(bad)
-
-
 def test_flatten_summary(tiny_toml: str) -> None:
     r = tcplab.run(tiny_toml)
     flat = studies.flatten_summary(r.summary)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -18,7 +19,7 @@ import pytest
 import tcplab
 from tcplab import errors
 from tcplab.sweep import Store, StoreError, Sweep, run_id
-from tcplab.sweep.grid import grid_points, parse_axis, parse_seeds, parse_values
+from tcplab.sweep.grid import grid_points, parse_axis, parse_seeds, parse_values, seed_list
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sarkar2022.toml"
@@ -100,6 +101,19 @@ def test_seeds():
     for bad in ("0", "1,1", "x", "1..x", -1, [1.5]):
         with pytest.raises(errors.InvalidValueError, match="seeds"):
             parse_seeds(bad)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "expected"), [(1, [1]), (3, [1, 2, 3]), ([5, 9], [5, 9]), ((2,), [2])]
+)
+def test_seed_list(seeds: Any, expected: list[int]) -> None:
+    assert seed_list(seeds) == expected
+
+
+@pytest.mark.parametrize("bad", [0, -1, [], [1, 1]])
+def test_seed_list_refuses(bad: Any) -> None:
+    with pytest.raises(ValueError):
+        seed_list(bad)
 
 
 def test_a_bad_value_names_the_grid_point():

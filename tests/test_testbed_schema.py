@@ -1,4 +1,5 @@
-"""One result schema: a scenario mapped onto the testbed (`tcplab.testbed.schema`), `tcplab
+"""One result schema: a scenario mapped onto the testbed (`tcplab.testbed.plan`, its result
+`tcplab.testbed.result`), `tcplab
 testbed run`, `tcplab compare --sim --testbed` and the sarkar2022 study's testbed option.
 
 The mapping tests are pure (no root). Tests marked `testbed` run real kernel TCP between network
@@ -22,9 +23,11 @@ import pytest
 import tcplab
 from tcplab import Scenario
 from tcplab.cli import app
-from tcplab.testbed import TestbedUnavailable, list_namespaces, schema
+from tcplab.testbed import TestbedUnavailable, list_namespaces
+from tcplab.testbed import result as tb_result
 from tcplab.testbed.errors import TestbedTimeout
-from tcplab.testbed.schema import UnsupportedScenario, key_paths, plan
+from tcplab.testbed.plan import TestbedPlan, UnsupportedScenario, plan, window_limited_time
+from tcplab.testbed.result import key_paths
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +84,7 @@ def test_sarkar_path_maps_to_one_forwarder_with_summed_delays():
     # RTT of the scenario = what the testbed is configured with.
     assert p.rtt_s == pytest.approx(0.040 + 2 * ETH_FULL * 8 / 10e6 + 2 * ETH_ACK * 8 / 10e6)
     assert p.rtt_s == pytest.approx(c.delay_s2c_s + c.delay_c2s_s + (ETH_FULL + ETH_ACK) * 8 / 1e7)
-    assert schema.window_limited_time(p) == pytest.approx(10e6 * p.rtt_s / 8760)
+    assert window_limited_time(p) == pytest.approx(10e6 * p.rtt_s / 8760)
     assert any("2 hops" in n for n in p.approximations)
     assert plan(sarkar(), seed=7).config.seed == 7
 
@@ -265,7 +268,7 @@ def test_key_paths_collapse_list_elements():
     assert key_paths(s) == {"apps", "apps[].a", "apps[].b", "apps[].b.c", "x"}
 
 
-def _raw(p: schema.TestbedPlan) -> dict[str, Any]:
+def _raw(p: TestbedPlan) -> dict[str, Any]:
     """A small but complete `tcplab.testbed.run` result (2 samples, 1 drop)."""
     info = {
         "state": 8, "snd_mss": 1460, "rcv_mss": 536, "snd_cwnd": 6, "snd_ssthresh": 4,
@@ -300,7 +303,7 @@ def _raw(p: schema.TestbedPlan) -> dict[str, Any]:
 def test_testbed_result_has_every_key_path_of_the_simulators():
     sc = sarkar(**{"apps.ftp.size": "1000000B"})
     p = plan(sc)
-    res = schema.to_result(sc, p, _raw(p))
+    res = tb_result.to_result(sc, p, _raw(p))
     sim = tcplab.run(sc)
     missing = key_paths(sim.summary) - key_paths(res.summary)
     assert not missing, sorted(missing)
@@ -321,7 +324,7 @@ def test_testbed_result_has_every_key_path_of_the_simulators():
     assert wan["name"] == "wan" and wan["ab"]["data_frames_dropped_error"] == 1
     tr = res.traces["trace"]
     assert list(tr.columns[: len(sim.traces["trace"].columns)]) == list(sim.traces["trace"].columns)
-    assert tr["ssthresh"].tolist() == [schema.SSTHRESH_UNLIMITED, 5840]
+    assert tr["ssthresh"].tolist() == [tb_result.SSTHRESH_UNLIMITED, 5840]
     assert tr["time_s"].tolist() == pytest.approx([0.04 + p.config.delay_c2s_s] * 2, abs=0.011)
     ev = res.traces["events"]
     assert ev["kind"].tolist() == ["drop_error", "fast_retransmit"]
@@ -346,7 +349,7 @@ def test_cli_dry_run_and_refusals_without_root(tmp_path, monkeypatch):
     res = runner.invoke(app, ["testbed", "cleanup"])
     assert res.exit_code == 2 and "root" in res.output
     with pytest.raises(TestbedUnavailable, match="root"):
-        schema.run_scenario(sarkar())
+        tb_result.run_scenario(sarkar())
     res = runner.invoke(app, ["compare", str(EXAMPLE), "--sim", "--testbed"])
     assert res.exit_code == 2 and "root" in res.output, res.output
     res = runner.invoke(app, ["compare", str(EXAMPLE), "--testbed", "--sweep", "per=0.01,0.02"])
@@ -377,14 +380,14 @@ def test_study_options_are_resolved_and_checked():
 def test_study_testbed_part_adds_columns_and_caps(monkeypatch, tmp_path):
     from tcplab.studies import sarkar2022 as s22
 
-    def fake(sc: Scenario, p: schema.TestbedPlan) -> tcplab.Result:
+    def fake(sc: Scenario, p: TestbedPlan) -> tcplab.Result:
         if p.config.error_s2c.get("p") == 0.1 and p.config.sysctls["net.ipv4.tcp_sack"] == 0:
             raise TestbedTimeout("the client still running when the time budget ran out")
         r = tcplab.run(sc.with_overrides({"output.events": True}))
         r.summary.update(source="testbed", max_rcv_window_seen=8760, kernel_settings={})
         return r
 
-    monkeypatch.setattr(schema, "run_plan", fake)
+    monkeypatch.setattr(tb_result, "run_plan", fake)
     monkeypatch.setattr("tcplab.testbed.check_available", lambda *a: None)
     st = s22.Sarkar2022(variants=s22.VARIANTS[:1], droprate=False)
     res = st.run(seeds=1, options={"testbed": True, "testbed_budget_s": 120}, out=tmp_path)

@@ -27,8 +27,8 @@ from tcplab import errors as _errors
 if TYPE_CHECKING:
     import pandas as pd
 
-# numpy and pandas are imported where they are used: `tcplab --help` and a store lookup
-# should not pay for them.
+# numpy, pandas and the report's tables are imported where they are used: `tcplab --help` and a
+# store lookup should not pay for them.
 
 __all__ = ["Scenario", "Result", "run", "run_many", "ScenarioLike"]
 
@@ -245,7 +245,7 @@ class Scenario:
 
     def _repr_html_(self) -> str:
         """Notebook view: nodes, links, applications and the resolved TCP settings."""
-        from tcplab.notebook import scenario_html
+        from tcplab.report.notebook import scenario_html
 
         return scenario_html(self)
 
@@ -322,69 +322,6 @@ def _frame(columns: Mapping[str, tuple[str, Any]]) -> pd.DataFrame:
         else:
             data[name] = np.frombuffer(payload, dtype=np.dtype(dtype))
     return pd.DataFrame(data)
-
-
-def _si(x: float, unit: str) -> str:
-    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= factor:
-            return f"{x / factor:.3f} {prefix}{unit}"
-    return f"{x:.3g} {unit}"
-
-
-def _first(d: Mapping[str, Any], *keys: str) -> Any:
-    for k in keys:
-        if k in d:
-            return d[k]
-    return None
-
-
-# Counters shown by `Result.table()`: (heading, candidate keys in the summary).
-_CONN_COUNTERS: list[tuple[str, tuple[str, ...]]] = [
-    ("segments", ("segments_sent", "segments")),
-    ("data segs", ("data_segments_sent", "data_segments")),
-    ("retrans", ("retransmissions", "retransmits")),
-    ("fast retx", ("fast_retransmits", "fast_retransmissions")),
-    ("RTOs", ("rto_expirations", "timeouts")),
-    ("dup ACKs", ("dupacks_received", "dup_acks_received")),
-]
-_LINK_COUNTERS: list[tuple[str, tuple[str, ...]]] = [
-    ("frames sent", ("frames_sent",)),
-    ("dropped (error)", ("frames_dropped_error",)),
-    ("dropped (queue)", ("frames_dropped_queue",)),
-    ("bytes on wire", ("bytes_on_wire",)),
-]
-
-
-def _counter_tables(summary: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
-    """The summary's connection and link tables as (title, headers, rows of raw values): one
-    row per connection end and per link direction. `Result.table` and the notebook view draw
-    the same rows."""
-    conns = [
-        [c.get("name"), end, *(_first(ctr, *keys) for _, keys in _CONN_COUNTERS),
-         ctr.get("end_reason")]
-        for c in summary.get("connections", [])
-        for end in ("client", "server")
-        for ctr in [c.get(end) or {}]
-    ]  # fmt: skip
-    links = [
-        [link.get("name"), d, *(_first(ctr, *keys) for _, keys in _LINK_COUNTERS)]
-        for link in summary.get("links", [])
-        for d in ("ab", "ba")
-        for ctr in [link.get(d) or {}]
-    ]
-    return [
-        ("Connections", ["connection", "end", *(h for h, _ in _CONN_COUNTERS), "how it ended"],
-         conns),
-        ("Links", ["link", "dir", *(h for h, _ in _LINK_COUNTERS)], links),
-    ]  # fmt: skip
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
 
 
 def _is_run_entry(p: Path) -> bool:
@@ -563,56 +500,17 @@ class Result:
 
     def table(self) -> Any:
         """A rich renderable summary: applications, connections, links."""
-        from rich.console import Group
-        from rich.table import Table
+        from tcplab.report.tables import summary_table
 
-        s = self.summary
-        head = Table.grid(padding=(0, 2))
-        head.add_row(
-            f"[bold]tcplab {s.get('tcplab_version', '?')}[/]",
-            f"seed {s.get('seed', '?')}",
-            f"simulated {_cell(s.get('sim_time_s'))} s",
-            f"{_cell(s.get('events'))} events",
-        )
-
-        apps = Table(title="Applications", title_justify="left")
-        for col in ("app", "kind", "completed", "bytes delivered", "response time", "throughput"):
-            apps.add_column(col, justify="left" if col in ("app", "kind") else "right")
-        for a in s.get("apps", []):
-            rt, thr = a.get("response_time_s"), a.get("throughput_Bps")
-            done = bool(a.get("completed"))
-            got, size = a.get("bytes_received"), a.get("bytes")
-            delivered = _cell(got if got is not None else size)
-            if not done and got is not None and isinstance(size, int) and size > 0:
-                delivered = f"{got} of {size} ({100 * got / size:.1f} %)"
-            thr_text = "-" if thr is None else _si(8 * thr, "bit/s")
-            if not done and thr is not None:
-                thr_text = f"partial: {thr_text}"  # delivered bytes / time until the stop
-            apps.add_row(
-                str(a.get("name", "?")),
-                str(a.get("kind", "?")),
-                "yes" if done else "no",
-                delivered,
-                "-" if rt is None else f"{rt:.4f} s",
-                thr_text,
-            )
-
-        counters = {h for h, _ in _CONN_COUNTERS + _LINK_COUNTERS}
-        tables = []
-        for title, headers, rows in _counter_tables(s):
-            t = Table(title=title, title_justify="left")
-            for h in headers:
-                t.add_column(h, justify="right" if h in counters else "left")
-            for row in rows:
-                t.add_row(*(_cell(v) for v in row))
-            tables.append(t)
-        return Group(head, apps, *tables)
+        return summary_table(self.summary)
 
     @property
     def warnings(self) -> list[str]:
         """What the summary's numbers do not say by themselves: each application that did not
         finish, with the fraction delivered and why the run stopped; connections that gave
         up; tables that reached ``output.max_rows``."""
+        from tcplab.report.tables import cell
+
         out = []
         s = self.summary
         for a in s.get("apps", []):
@@ -624,7 +522,7 @@ class Result:
                 frac = f": {got} of {size} bytes delivered ({100 * got / size:.1f} %)"
             out.append(
                 f"application {a.get('name')!r} did not finish{frac} when the run stopped "
-                f"(stopped_by: {s.get('stopped_by', '?')} at {_cell(s.get('sim_time_s'))} s)"
+                f"(stopped_by: {s.get('stopped_by', '?')} at {cell(s.get('sim_time_s'))} s)"
             )
         for c in s.get("connections", []):
             for end in ("client", "server"):
@@ -650,18 +548,20 @@ class Result:
 
     def _repr_html_(self) -> str:
         """Notebook view: the summary tables and, with a trace, the senders' windows."""
-        from tcplab.notebook import result_html
+        from tcplab.report.notebook import result_html
 
         return result_html(self)
 
     def __repr__(self) -> str:
+        from tcplab.report.tables import cell
+
         s = self.summary
         apps = ", ".join(
-            f"{a.get('name')}: {_cell(a.get('response_time_s'))} s" for a in s.get("apps", [])
+            f"{a.get('name')}: {cell(a.get('response_time_s'))} s" for a in s.get("apps", [])
         )
         tables = ", ".join(f"{n} {len(df)}x{df.shape[1]}" for n, df in self.traces.items())
         return (
-            f"Result(seed={s.get('seed')}, sim_time_s={_cell(s.get('sim_time_s'))}, "
+            f"Result(seed={s.get('seed')}, sim_time_s={cell(s.get('sim_time_s'))}, "
             f"apps=[{apps}], traces=[{tables}])"
         )
 

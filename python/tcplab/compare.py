@@ -1,32 +1,10 @@
 """Simulation next to the analytic models, for one scenario or a sweep over one of its fields.
 
-Two layers:
-
-* **model inputs from a scenario** (`scenario_inputs`, `evaluate_models`): the figures the
-  models need, derived from `Scenario.describe()` (the core's resolved view of the scenario):
-
-  - RTT = the propagation delays of the data path and of the ACK path, plus store-and-forward
-    serialisation of one full data frame on every data hop and of one ACK frame on every ACK
-    hop (no queueing, no delayed-ACK wait);
-  - MSS = the configured MSS, minus 12 bytes of timestamp options when timestamps are on (the
-    core's effective send MSS); a full data frame is MSS + 40 bytes of IP and TCP header;
-  - rwnd = the receive buffer, capped at 65,535 bytes without window scaling;
-  - the bottleneck = the slowest data hop, and its per-frame overhead (headers + framing);
-  - p = 1 - prod(1 - PER_hop) over the data path for a full data frame, PER_hop from the hop's
-    error model (a BER is applied to the bytes its framing exposes to errors); the same for an
-    ACK frame on the ACK path;
-  - b = the delayed-ACK segment count (1 without delayed ACKs); T0 = the steady-state RTO,
-    max(rto_min, RTT + clock granularity) (RFC 6298 with RTTVAR ~ 0).
-
-  `evaluate_models` turns them into the window limit, the line rate, the application's offered
-  rate (CBR), Mathis (b = 1 and b = 2), PFTK (full and approximate, as goodput) and, for a
-  finite transfer, Cardwell, and says which limit binds.
-
-* **the comparison** (`parse_sweep`, `compare`, `plot_comparison`, `write_comparison`): run
-  the simulator over a sweep (every point x seeds, in parallel through `tcplab.run_many`),
-  evaluate every model at every point from the swept scenario itself, and tabulate the
-  simulated throughput, each model, its relative error and the points where a model's
-  assumptions break (`CRITERIA`).
+`parse_sweep`, `plan_comparison`, `compare`, `plot_comparison` and `write_comparison`: run the
+simulator over a sweep (every point x seeds, in parallel through `tcplab.run_many`), evaluate
+every model at every point from the swept scenario itself (`tcplab.analytic`: the models'
+inputs and the models), and tabulate the simulated throughput, each model, its relative error
+and the points where a model's assumptions break (`CRITERIA`).
 
 Results come from a *source*: ``"sim"`` (the simulator) is built in; `SOURCES` maps a name
 to a function ``(scenarios, jobs) -> list of per-run metric dicts`` (see `simulate`), so the
@@ -38,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from tcplab import errors as _errors
-from tcplab import models
+from tcplab.analytic import MODELS, ModelInputs, evaluate_models, scenario_inputs
+from tcplab.path import app_paths
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -57,414 +36,19 @@ __all__ = [
     "CRITERIA",
     "ComparisonPlan",
     "FLAG_LETTERS",
-    "MODELS",
+    "FieldSweep",
     "SOURCES",
     "TIMEOUT_SHARE",
     "SLOW_START_SHARE",
-    "Hop",
-    "ModelInputs",
-    "Sweep",
     "SweepError",
     "compare",
-    "evaluate_models",
     "parse_sweep",
     "plan_comparison",
     "plot_comparison",
-    "scenario_inputs",
     "simulate",
     "sweep_targets",
     "write_comparison",
 ]
-
-#: IP (20) + TCP (20) header bytes of a segment without options.
-HEADERS = 40
-#: TCP timestamp option bytes per segment (RFC 7323: 10, padded to 12).
-TIMESTAMP_OPTION = 12
-#: The largest window without window scaling (RFC 7323 section 2).
-MAX_UNSCALED_WINDOW = 65_535
-
-
-# ----------------------------------------------------------------------------------------------
-# Model inputs from a scenario
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One link direction of a path, with what one frame costs on it."""
-
-    link: str
-    dir: str
-    src: str
-    dst: str
-    rate_bps: float
-    delay_s: float
-    framing: str
-    wire_bytes: int  # the frame on the wire (serialisation)
-    exposed_bytes: int  # the bytes exposed to bit errors
-    error_model: str
-    per: float  # frame error probability of this frame on this hop (NaN: not a rate)
-
-    @property
-    def name(self) -> str:
-        return f"{self.link}.{self.dir}"
-
-    @property
-    def serialisation_s(self) -> float:
-        return self.wire_bytes * 8.0 / self.rate_bps
-
-
-@dataclass(frozen=True)
-class ModelInputs:
-    """Everything the analytic models take, derived from one application of a scenario.
-
-    Rates are bytes/s, sizes bytes, times seconds. `notes` says what the derivation assumed or
-    could not capture."""
-
-    app: str
-    kind: str
-    sender: str  # node name
-    sender_end: str  # "client" or "server" (which end of the connection sends the data)
-    size_bytes: float | None  # None: unlimited (bulk without a size, CBR)
-    offered_Bps: float | None  # CBR: packet_size / interval
-    mss_bytes: int  # configured
-    eff_mss_bytes: int  # payload per full segment
-    timestamps: bool
-    data_ip_bytes: int
-    ack_ip_bytes: int
-    data_path: tuple[Hop, ...]
-    ack_path: tuple[Hop, ...]
-    rtt_s: float
-    rtt_propagation_s: float
-    rtt_data_serialisation_s: float
-    rtt_ack_serialisation_s: float
-    rcv_buf_bytes: float
-    window_scaling: bool
-    rwnd_bytes: float
-    bottleneck: str
-    bottleneck_rate_Bps: float
-    overhead_bytes: int  # headers + framing on the bottleneck, per full segment
-    p: float
-    p_ack: float
-    b: float
-    delayed_ack: bool
-    delack_max_s: float
-    rto_s: float
-    rto_min_s: float
-    clock_granularity_s: float
-    rto_initial_s: float
-    initial_cwnd: int
-    congestion_control: str
-    loss_recovery: str
-    notes: tuple[str, ...] = ()
-
-    @property
-    def rwnd_segments(self) -> float:
-        return self.rwnd_bytes / self.eff_mss_bytes
-
-    @property
-    def segments(self) -> float | None:
-        """Data segments of a finite transfer (None when unlimited)."""
-        if self.size_bytes is None:
-            return None
-        return float(models.segments_needed(self.size_bytes, self.eff_mss_bytes))
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["data_path"] = [_hop_dict(h) for h in self.data_path]
-        d["ack_path"] = [_hop_dict(h) for h in self.ack_path]
-        d["notes"] = list(self.notes)
-        d["rwnd_segments"] = self.rwnd_segments
-        d["segments"] = self.segments
-        return d
-
-
-def _hop_dict(h: Hop) -> dict[str, Any]:
-    d = asdict(h)
-    d["name"] = h.name
-    d["serialisation_s"] = h.serialisation_s
-    return d
-
-
-def _frame_bytes(framing: Mapping[str, Any], ip_bytes: int) -> tuple[int, int]:
-    """(wire bytes, bytes exposed to errors) of an IP packet of `ip_bytes` under a framing
-    as `describe()` reports it (overheads of a full frame and the minimum frame on the wire)."""
-    wire_over = int(framing["wire_overhead"])
-    exposed_over = int(framing["exposed_overhead"])
-    min_wire = int(framing["min_wire_bytes"])
-    min_exposed = min_wire - (wire_over - exposed_over)  # Ethernet: 84 - 20 = 64
-    return max(ip_bytes + wire_over, min_wire), max(ip_bytes + exposed_over, min_exposed)
-
-
-def _law_per(law: Mapping[str, Any], exposed: int) -> float:
-    if "per" in law:
-        return float(law["per"])
-    if "p" in law:
-        return float(law["p"])
-    return float(models.per_from_ber(float(law["ber"]), exposed))
-
-
-def _error_per(error: Mapping[str, Any], exposed: int) -> tuple[float, str | None]:
-    """A frame's error probability on a hop, and a note when it is not a plain rate."""
-    model = error.get("model", "none")
-    if model == "none":
-        return 0.0, None
-    if model == "per":
-        return float(error["p"]), None
-    if model == "ber":
-        return float(models.per_from_ber(float(error["ber"]), exposed)), None
-    if model == "gilbert-elliott":
-        gb, bg = float(error["p_gb"]), float(error["p_bg"])
-        pi_bad = 0.5 if gb + bg == 0 else gb / (gb + bg)
-        good = _law_per(error["good"], exposed)
-        bad = _law_per(error["bad"], exposed)
-        per = (1 - pi_bad) * good + pi_bad * bad
-        return per, (
-            f"Gilbert-Elliott: the stationary mean PER {per:.4g} (bad state {pi_bad:.3g} of the "
-            "time); losses come in bursts, which the models (independent losses) do not assume"
-        )
-    if model == "list":
-        n = len(error.get("frames") or []) + len(error.get("segments") or [])
-        return 0.0, (
-            f"a deterministic loss list ({n} entries) is not a rate: the models use p = 0 for it"
-        )
-    return math.nan, f"unknown error model {model!r}"
-
-
-def _path(hops: Sequence[Mapping[str, Any]], ip_bytes: int, notes: list[str]) -> tuple[Hop, ...]:
-    out = []
-    for h in hops:
-        wire, exposed = _frame_bytes(h["framing"], ip_bytes)
-        per, note = _error_per(h["error"], exposed)
-        if note:
-            notes.append(f"{h['link']}.{h['dir']}: {note}")
-        out.append(
-            Hop(
-                link=str(h["link"]),
-                dir=str(h["dir"]),
-                src=str(h["from"]),
-                dst=str(h["to"]),
-                rate_bps=float(h["rate_bps"]),
-                # A node's processing delay is a pure delay before the hop: latency like the link's.
-                delay_s=float(h["delay_s"]) + float(h.get("processing_delay_s", 0.0)),
-                framing=str(h["framing"]["name"]),
-                wire_bytes=wire,
-                exposed_bytes=exposed,
-                error_model=str(h["error"].get("model", "none")),
-                per=per,
-            )
-        )
-    return tuple(out)
-
-
-def _loss(path: Sequence[Hop]) -> float:
-    """1 - prod(1 - PER) over the hops (one lossy hop: its PER exactly)."""
-    lossy = [h.per for h in path if h.per != 0.0]
-    if len(lossy) == 1:
-        return lossy[0]
-    keep = 1.0
-    for per in lossy:
-        keep *= 1.0 - per
-    return 1.0 - keep
-
-
-def inputs_from_description(app: Mapping[str, Any]) -> ModelInputs:
-    """`ModelInputs` from one entry of ``Scenario.describe()["apps"]``."""
-    notes: list[str] = []
-    tcp = app["tcp"]
-    spec = app["app"]
-    mss = int(tcp["mss"])
-    ts = bool(tcp.get("timestamps", False))
-    eff = mss - (TIMESTAMP_OPTION if ts else 0)
-    data_ip = eff + HEADERS + (TIMESTAMP_OPTION if ts else 0)
-    ack_ip = HEADERS + (TIMESTAMP_OPTION if ts else 0)
-    data = _path(app["data_path"], data_ip, notes)
-    ack = _path(app["ack_path"], ack_ip, notes)
-    if not data:
-        raise ValueError(f"app {app['name']!r}: the data path has no hops")
-    prop = sum(h.delay_s for h in data) + sum(h.delay_s for h in ack)
-    ser_data = sum(h.serialisation_s for h in data)
-    ser_ack = sum(h.serialisation_s for h in ack)
-    rtt = prop + ser_data + ser_ack
-
-    rcv_buf = float(tcp["rcv_buf"])
-    scaling = bool(tcp.get("window_scaling", False))
-    rwnd = rcv_buf if scaling else min(rcv_buf, MAX_UNSCALED_WINDOW)
-    snd_buf = tcp.get("snd_buf")
-    if snd_buf is not None and float(snd_buf) < rwnd:
-        notes.append(
-            f"the send buffer ({float(snd_buf):,.0f} B) is smaller than the receive window: it "
-            "limits the flight, so the window figures use it"
-        )
-        rwnd = float(snd_buf)
-
-    slowest = min(data, key=lambda h: h.rate_bps)
-    bottleneck_Bps = slowest.rate_bps / 8.0
-    overhead = slowest.wire_bytes - eff
-    mtu = min(int(h.get("mtu", 1 << 30)) for h in app["data_path"])
-    if data_ip > mtu:
-        notes.append(f"a full data frame ({data_ip} B IP) exceeds the path MTU ({mtu} B)")
-
-    delayed = bool(tcp.get("delayed_ack", False))
-    b = float(tcp.get("delack_segments", 2)) if delayed else 1.0
-    g = float(tcp.get("clock_granularity_s", 0.0))
-    rto_min = float(tcp.get("rto_min_s", 1.0))
-    rto_max = float(tcp.get("rto_max_s", math.inf))
-    t0 = min(max(rto_min, rtt + g), rto_max)
-    if delayed:
-        notes.append(
-            f"delayed ACKs (every {b:g} segments, {float(tcp.get('delack_max_s', 0)) * 1e3:g} ms "
-            "timer): the RTT excludes the receiver's ACK delay"
-        )
-
-    kind = str(spec["kind"])
-    size = spec.get("size")
-    size_bytes = None if size is None else float(size)
-    offered = None
-    if kind == "cbr":
-        offered = float(spec["packet_size"]) / float(spec["interval_s"])
-        size_bytes = None
-    sender_end = "server" if app.get("sender") == app.get("server") else "client"
-    return ModelInputs(
-        app=str(app["name"]),
-        kind=kind,
-        sender=str(app.get("sender")),
-        sender_end=sender_end,
-        size_bytes=size_bytes,
-        offered_Bps=offered,
-        mss_bytes=mss,
-        eff_mss_bytes=eff,
-        timestamps=ts,
-        data_ip_bytes=data_ip,
-        ack_ip_bytes=ack_ip,
-        data_path=data,
-        ack_path=ack,
-        rtt_s=rtt,
-        rtt_propagation_s=prop,
-        rtt_data_serialisation_s=ser_data,
-        rtt_ack_serialisation_s=ser_ack,
-        rcv_buf_bytes=rcv_buf,
-        window_scaling=scaling,
-        rwnd_bytes=rwnd,
-        bottleneck=slowest.name,
-        bottleneck_rate_Bps=bottleneck_Bps,
-        overhead_bytes=overhead,
-        p=_loss(data),
-        p_ack=_loss(ack),
-        b=b,
-        delayed_ack=delayed,
-        delack_max_s=float(tcp.get("delack_max_s", 0.0)),
-        rto_s=t0,
-        rto_min_s=rto_min,
-        clock_granularity_s=g,
-        rto_initial_s=float(tcp.get("rto_initial_s", 1.0)),
-        initial_cwnd=int(tcp.get("initial_cwnd", 1)),
-        congestion_control=str(tcp.get("congestion_control", "")),
-        loss_recovery=str(tcp.get("loss_recovery", "")),
-        notes=tuple(notes),
-    )
-
-
-def scenario_inputs(scenario: Scenario, app: str | None = None) -> list[ModelInputs]:
-    """The model inputs of every application of `scenario` (or only of `app`, by name).
-
-    Raises `tcplab.errors.ScenarioError` (UnknownFieldError) naming the known apps if `app`
-    is not one of them."""
-    apps = scenario.describe()["apps"]
-    if app is not None:
-        chosen = [a for a in apps if a["name"] == app]
-        if not chosen:
-            known = ", ".join(repr(a["name"]) for a in apps) or "none"
-            raise _errors._make(
-                _errors.UnknownFieldError,
-                f"--app: the scenario has no application named {app!r} (apps: {known})",
-                field="apps",
-                value=app,
-            )
-        apps = chosen
-    return [inputs_from_description(a) for a in apps]
-
-
-# ----------------------------------------------------------------------------------------------
-# Evaluating the models
-
-#: The models `evaluate_models` computes: key -> (label, what it is).
-MODELS: dict[str, tuple[str, str]] = {
-    "window": ("window limit", "rwnd / RTT"),
-    "line_rate": ("line rate", "MSS / (MSS + overhead) x bottleneck rate"),
-    "mathis_b1": ("Mathis b=1", "MSS / RTT x sqrt(3 / (2p)), an ACK per segment"),
-    "mathis_b2": ("Mathis b=2", "MSS / RTT x sqrt(3 / (4p)), an ACK per two segments"),
-    "pftk_full": ("PFTK full", "PFTK 1998 eq. 31 with rwnd, T0 and b, times (1 - p)"),
-    "pftk_approx": ("PFTK approx", "PFTK 1998 closed form, min(rwnd/RTT, ...), times (1 - p)"),
-    "cardwell": ("Cardwell", "size / E[latency] (Cardwell 2000), finite transfers only"),
-}
-
-
-def evaluate_models(x: ModelInputs) -> dict[str, Any]:
-    """Every model's throughput (bytes/s) for `x`, the application's offered rate, the binding
-    limit and its estimate.
-
-    ``binding`` is the smallest of line rate, window, the application's offered rate and the
-    loss limit (Mathis with the scenario's own b); ``estimate_Bps`` is that rate. Models that
-    do not apply are NaN (Cardwell for an unlimited transfer), and a loss model is ``inf`` at
-    p = 0."""
-    mss, rtt, p = x.eff_mss_bytes, x.rtt_s, x.p
-    out: dict[str, Any] = {}
-    out["window"] = float(models.window_limit(x.rwnd_bytes, rtt))
-    out["window_propagation"] = float(models.window_limit(x.rwnd_bytes, x.rtt_propagation_s))
-    out["line_rate"] = float(models.line_rate_limit(x.bottleneck_rate_Bps, mss, x.overhead_bytes))
-    out["application"] = math.inf if x.offered_Bps is None else x.offered_Bps
-    out["mathis_b1"] = float(models.mathis_throughput(mss, rtt, p, b=1))
-    out["mathis_b2"] = float(models.mathis_throughput(mss, rtt, p, b=2))
-    out["mathis"] = float(models.mathis_throughput(mss, rtt, p, b=x.b))
-    if p >= 1.0:
-        out["pftk_full"] = out["pftk_approx"] = 0.0
-    else:
-        out["pftk_full"] = float(
-            models.pftk_throughput(mss, rtt, p, x.rto_s, b=x.b, rwnd=x.rwnd_bytes, goodput=True)
-        )
-        out["pftk_approx"] = float(
-            models.pftk_approx_throughput(
-                mss, rtt, p, x.rto_s, b=x.b, rwnd=x.rwnd_bytes, goodput=True
-            )
-        )
-    out["expected_window_segments"] = float(models.pftk_expected_window(p, b=x.b))
-    out["cardwell"] = math.nan
-    out["cardwell_latency_s"] = math.nan
-    out["cardwell_slow_start_segments"] = math.nan
-    d = x.segments
-    if d is not None and d > 0 and p < 1.0:
-        delack = x.delack_max_s if x.delayed_ack and x.initial_cwnd < x.b else 0.0
-        lat = models.cardwell_latency(
-            d,
-            rtt,
-            p,
-            x.rto_s,
-            b=x.b,
-            w1=max(1, x.initial_cwnd),
-            wmax=max(1.0, x.rwnd_segments),
-            p_reverse=x.p_ack,
-            syn_timeout=x.rto_initial_s,
-            delayed_ack=delack,
-        )
-        out["cardwell_latency_s"] = float(lat.total)
-        out["cardwell_slow_start_segments"] = float(lat.slow_start_segments)
-        if math.isfinite(float(lat.total)) and float(lat.total) > 0:
-            out["cardwell"] = float(x.size_bytes) / float(lat.total)
-    limits = {
-        "line-rate": out["line_rate"],
-        "window": out["window"],
-        "application": out["application"],
-        "loss": out["mathis"],
-    }
-    binding = min(limits, key=lambda k: limits[k])
-    out["binding"] = binding
-    out["estimate"] = limits[binding]
-    if x.size_bytes is not None and math.isfinite(out["estimate"]) and out["estimate"] > 0:
-        out["estimate_seconds"] = x.size_bytes / out["estimate"]
-    else:
-        out["estimate_seconds"] = math.nan
-    return out
-
 
 # ----------------------------------------------------------------------------------------------
 # Sweeps
@@ -472,8 +56,10 @@ def evaluate_models(x: ModelInputs) -> dict[str, Any]:
 _SHORTHANDS = ("ber", "per")
 
 
-class SweepError(ValueError):
+class SweepError(_errors.TcplabError, ValueError):
     """A sweep that cannot be run; the message names the option and the value."""
+
+    kind = "sweep"
 
     def __init__(self, message: str, option: str = "--sweep") -> None:
         super().__init__(message)
@@ -481,8 +67,9 @@ class SweepError(ValueError):
 
 
 @dataclass(frozen=True)
-class Sweep:
-    """A sweep over one field: `name` is ``ber``, ``per`` or a dotted scenario path."""
+class FieldSweep:
+    """A sweep over one field: `name` is ``ber``, ``per`` or a dotted scenario path (the grids
+    of `tcplab.Sweep` sweep many fields, with a store; this one feeds `compare`)."""
 
     name: str
     values: tuple[float, ...]
@@ -515,7 +102,7 @@ def _number(text: str, spec: str) -> float:
     return value
 
 
-def parse_sweep(text: str, points: int = 7) -> Sweep:
+def parse_sweep(text: str, points: int = 7) -> FieldSweep:
     """Parse ``NAME=LO..HI`` (`points` log-spaced values from LO to HI, both included; rounded
     to whole numbers when both ends are, for a field such as tcp.rcv_buf) or
     ``NAME=V1,V2,...`` (those values). NAME is ``ber`` or ``per`` (the data direction of the
@@ -564,7 +151,7 @@ def parse_sweep(text: str, points: int = 7) -> Sweep:
         values = tuple(_number(v, text) for v in rhs.split(","))
         if len(set(values)) != len(values):
             raise SweepError(f"--sweep {text!r}: values repeat")
-    sweep = Sweep(name=name, values=values, text=text)
+    sweep = FieldSweep(name=name, values=values, text=text)
     if sweep.loss_kind is not None:
         ends = (lo, hi) if ".." in rhs else values
         bad = [v for v in ends if not 0.0 <= v <= 1.0]
@@ -576,32 +163,26 @@ def parse_sweep(text: str, points: int = 7) -> Sweep:
     return sweep
 
 
-def sweep_targets(scenario: Scenario, sweep: Sweep, app: str | None = None) -> list[str]:
+def sweep_targets(scenario: Scenario, sweep: FieldSweep, app: str | None = None) -> list[str]:
     """The dotted paths a sweep sets. For ``ber``/``per``: the data direction of every link on
     the data path of `app` (default: the first application) that carries an error model in
     either direction. A dotted path is its own target."""
     if not sweep.shorthand:
         return [sweep.name]
-    desc = scenario.describe()["apps"]
-    if not desc:
+    paths = app_paths(scenario)
+    if not paths:
         raise SweepError(f"--sweep {sweep.text!r}: the scenario has no application")
-    chosen = desc[0] if app is None else next((a for a in desc if a["name"] == app), None)
+    chosen = paths[0] if app is None else next((a for a in paths if a.app == app), None)
     if chosen is None:
-        known = ", ".join(repr(a["name"]) for a in desc)
+        known = ", ".join(repr(a.app) for a in paths)
         raise SweepError(f"--app {app!r}: no such application (apps: {known})", "--app")
-    noisy = {
-        h["link"]
-        for h in [*chosen["data_path"], *chosen["ack_path"]]
-        if h["error"].get("model", "none") != "none"
-    }
-    targets = [
-        f"links.{h['link']}.{h['dir']}.error" for h in chosen["data_path"] if h["link"] in noisy
-    ]
+    noisy = {h.link for h in [*chosen.data, *chosen.ack] if h.error_model != "none"}
+    targets = [f"{h.field}.error" for h in chosen.data if h.link in noisy]
     if not targets:
-        path = ", ".join(f"{h['link']}.{h['dir']}" for h in chosen["data_path"])
-        example = f"links.{chosen['data_path'][0]['link']}.{chosen['data_path'][0]['dir']}"
+        path = ", ".join(h.name for h in chosen.data)
+        example = chosen.data[0].field
         raise SweepError(
-            f"--sweep {sweep.text!r}: no link on the data path of app {chosen['name']!r} "
+            f"--sweep {sweep.text!r}: no link on the data path of app {chosen.app!r} "
             f"({path}) carries an error model, so '{sweep.name}' has nothing to apply to; give "
             f"a dotted path instead, e.g. {example}.error.{'ber' if sweep.name == 'ber' else 'p'}"
             f"=..."
@@ -613,7 +194,7 @@ def _error_value(kind: str, value: float) -> dict[str, Any]:
     return {"model": "ber", "ber": value} if kind == "ber" else {"model": "per", "p": value}
 
 
-def sweep_overrides(sweep: Sweep, targets: Sequence[str], value: float) -> dict[str, Any]:
+def sweep_overrides(sweep: FieldSweep, targets: Sequence[str], value: float) -> dict[str, Any]:
     """The `Scenario.with_overrides` mapping for one value of the sweep."""
     kind = sweep.loss_kind
     if sweep.shorthand:
@@ -711,7 +292,7 @@ class ComparisonPlan:
     every (point, seed) scenario, all validated. Make one with `plan_comparison`."""
 
     scenario: Scenario
-    sweep: Sweep | None
+    sweep: FieldSweep | None
     targets: tuple[str, ...]
     app: str
     seeds: tuple[int, ...]
@@ -730,14 +311,14 @@ COMPARABLE_KINDS = ("ftp", "bulk", "cbr")
 
 def plan_comparison(
     scenario: Scenario,
-    sweep: Sweep | None = None,
+    sweep: FieldSweep | None = None,
     *,
     seeds: int | Sequence[int] = 3,
     app: str | None = None,
 ) -> ComparisonPlan:
     """Validate a comparison and build its scenarios without running anything: raises
     `SweepError` or `tcplab.errors.ScenarioError` with a message naming the option/field."""
-    from tcplab.studies import seed_list
+    from tcplab.sweep.grid import seed_list
 
     try:
         seeds_ = seed_list(seeds)
@@ -791,7 +372,7 @@ def plan_comparison(
 
 def compare(
     scenario: Scenario | ComparisonPlan,
-    sweep: Sweep | None = None,
+    sweep: FieldSweep | None = None,
     *,
     seeds: int | Sequence[int] = 3,
     app: str | None = None,

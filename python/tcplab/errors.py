@@ -1,7 +1,6 @@
-"""The exceptions tcplab raises.
-
-The classes are created by the native core (``tcplab._core``) and re-exported here, so that
-``except tcplab.errors.ScenarioError`` catches what the simulator raises::
+"""The exceptions tcplab raises: one tree, so that ``except tcplab.errors.TcplabError`` catches
+every failure tcplab reports (and ``except tcplab.errors.ScenarioError`` what the simulator
+says about a scenario)::
 
     TcplabError(Exception)
     ├── ScenarioError(TcplabError, ValueError)   the scenario is wrong
@@ -10,10 +9,30 @@ The classes are created by the native core (``tcplab._core``) and re-exported he
     │   ├── UnknownFieldError   a field the format does not know       (.field, .allowed)
     │   ├── MissingFieldError   a required field is absent             (.field, .allowed)
     │   └── TopologyError       nodes/links do not connect what they must
-    └── InternalError(TcplabError)   a bug in tcplab (including a panic in the core)
+    ├── InternalError(TcplabError)   a bug in tcplab (including a panic in the core)
+    ├── StoreError(TcplabError)      a results store that cannot be used as asked
+    │                                (tcplab.sweep.StoreError)
+    ├── SweepError(TcplabError, ValueError)   a model comparison's sweep that cannot run
+    │                                (tcplab.compare.SweepError; .option)
+    ├── UnknownStudyError(TcplabError, KeyError)   no study of that name
+    │                                (tcplab.studies.UnknownStudyError)
+    ├── Ns2Unavailable(TcplabError, RuntimeError)   ns-2 is not installed
+    │                                (tcplab.conformance.ns2.Ns2Unavailable)
+    └── TestbedError(TcplabError)    the testbed failed (tcplab.testbed.errors)
+        ├── TestbedUnavailable       this machine cannot run it (not Linux, not root, ...)
+        ├── TestbedConfigError(TestbedError, ValueError)   a value it cannot use
+        │   └── UnsupportedScenario  a scenario it cannot emulate (.field;
+        │                            tcplab.testbed.plan)
+        └── TestbedRunError          a step of a run failed
+            └── TestbedTimeout       the run exceeded its time budget
 
+The first eight classes are created by the native core (``tcplab._core``) and re-exported here;
+the others are defined beside the code that raises them, each on `TcplabError`, keeping the
+builtin second base that callers catch (``ValueError``, ``KeyError``, ``RuntimeError``).
 Every instance has the attributes ``kind``, ``field``, ``value``, ``allowed`` and ``format``;
-those that do not apply are ``None``. ``str(err)`` is the full message, naming the field.
+those that do not apply are ``None`` (the classes defined outside the core set ``kind``:
+``store``, ``sweep``, ``unknown_study``, ``ns2_unavailable``, ``testbed``). ``str(err)`` is
+the full message, naming the field.
 """
 
 from __future__ import annotations

@@ -9,14 +9,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tcplab.api import Result
-
 __all__ = ["flatten_summary", "results_frame"]
+
+
+class _Summarised(Protocol):
+    """What `results_frame` reads of a result: its nested summary (a `tcplab.Result` has one;
+    this module sits below the API and does not import it)."""
+
+    @property
+    def summary(self) -> Mapping[str, Any]: ...
 
 
 def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -44,7 +50,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def results_frame(results: Iterable[Result | BaseException]) -> pd.DataFrame:
+def results_frame(results: Iterable[_Summarised | BaseException]) -> pd.DataFrame:
     """One row per result with the flattened summary (the columns of a store's ``runs``).
     An exception in the list (``run_many(..., errors="return")``) gives a row holding only
     its ``error``; the index is the position in `results`."""

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.errors import TcplabError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -116,8 +118,10 @@ FULL = Grid(tuple(AGENTS), (0.0, 0.01, 0.05, 0.1), (4, 49), 10)
 REDUCED = Grid(tuple(AGENTS), (0.0, 0.01), (4,), 4)
 
 
-class Ns2Unavailable(RuntimeError):
+class Ns2Unavailable(TcplabError, RuntimeError):
     """ns-2 (the `ns` program) is not installed here."""
+
+    kind = "ns2_unavailable"
 
 
 def find_ns(ns: str | None = None) -> str:

@@ -2,7 +2,7 @@
 
 ``tcplab model --scenario FILE`` (also ``tcplab model scenario FILE``) evaluates every model
 that applies to a scenario file, with RTT, MSS, window, bottleneck and loss derived from the
-scenario (`tcplab.compare.scenario_inputs`), and says which limit binds.
+scenario (`tcplab.analytic.scenario_inputs`), and says which limit binds.
 
 Quantities are written as people write them ("100ms", "10Mbps", "10MB", "0.1%"; see
 :mod:`tcplab.models.units`).  Each command prints its inputs and the figure;
@@ -822,7 +822,7 @@ def _load_scenario(file: Path, assignments: list[str]) -> Any:
 
 def _scenario_report(file: Path, app_name: str | None, assignments: list[str], as_json: bool):
     from tcplab import errors
-    from tcplab.compare import MODELS, evaluate_models, scenario_inputs
+    from tcplab.analytic import MODELS, evaluate_models, scenario_inputs
 
     try:
         sc = _load_scenario(file, assignments)
@@ -1010,7 +1010,7 @@ def _scenario_lines(file: Path, x: Any, m: dict[str, Any]) -> list[str]:
             else "not applicable: the transfer has no size"
         ),
     }
-    from tcplab.compare import MODELS
+    from tcplab.analytic import MODELS
 
     for key, (label, _) in MODELS.items():
         value = m[key]

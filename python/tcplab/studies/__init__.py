@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from tcplab.errors import TcplabError
+
 from ._base import (
     Case,
     Check,
@@ -27,7 +29,6 @@ from ._base import (
     StudyResult,
     TableOut,
     flatten_summary,
-    seed_list,
 )
 
 __all__ = [
@@ -43,7 +44,6 @@ __all__ = [
     "get",
     "names",
     "register",
-    "seed_list",
     "studies",
 ]
 
@@ -52,8 +52,10 @@ _registry: dict[str, Study] = {}
 _discovered = False
 
 
-class UnknownStudyError(KeyError):
+class UnknownStudyError(TcplabError, KeyError):
     """`get` was asked for a study that is not registered."""
+
+    kind = "unknown_study"
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown study"

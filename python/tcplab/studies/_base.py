@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from tcplab.frames import flatten_summary
+from tcplab.sweep.grid import seed_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +55,6 @@ __all__ = [
     "StudyResult",
     "TableOut",
     "flatten_summary",
-    "seed_list",
 ]
 
 
@@ -173,22 +173,6 @@ def parse_bool(text: str) -> bool:
     if t in ("0", "false", "no", "off"):
         return False
     raise ValueError(f"{text!r} is not a boolean (true or false)")
-
-
-def seed_list(seeds: int | Sequence[int]) -> list[int]:
-    """`seeds` as a list: an int N means seeds 1..N."""
-    if isinstance(seeds, bool):
-        raise TypeError("seeds must be a number of seeds or a list of seeds")
-    if isinstance(seeds, int | np.integer):
-        if seeds < 1:
-            raise ValueError(f"seeds must be at least 1, got {seeds}")
-        return list(range(1, int(seeds) + 1))
-    out = [int(s) for s in seeds]
-    if not out:
-        raise ValueError("seeds must not be empty")
-    if len(set(out)) != len(out):
-        raise ValueError(f"seeds must be distinct, got {out}")
-    return out
 
 
 def _jsonable(v: Any) -> Any:

@@ -35,6 +35,7 @@ import numpy as np
 
 from tcplab.report.plots import PALETTE, new_figure
 from tcplab.report.stats import mean_ci
+from tcplab.sweep.grid import seed_list
 
 from ._base import (
     Case,
@@ -45,7 +46,6 @@ from ._base import (
     StudyResult,
     TableOut,
     parse_bool,
-    seed_list,
 )
 from ._kit import mean_pm, pct, study_scenario
 
@@ -264,7 +264,8 @@ class LinuxFidelity(Study):
         import pandas as pd
 
         from tcplab.sweep.execute import progress_bar
-        from tcplab.testbed import schema
+        from tcplab.testbed import plan as tb_plan
+        from tcplab.testbed import result as tb_result
         from tcplab.testbed.errors import TestbedTimeout
 
         seeds = seed_list(int(res.options["testbed_seeds"]))
@@ -283,7 +284,7 @@ class LinuxFidelity(Study):
                         # A run whose timing drifted (runner.health) is repeated once; if it
                         # drifts again it is kept, flagged, and left out of the means.
                         for _attempt in range(2):
-                            r = schema.run_plan(sc, schema.plan(sc, time_budget_s=budget))
+                            r = tb_result.run_plan(sc, tb_plan.plan(sc, time_budget_s=budget))
                             h = r.summary.get("health") or {}
                             if not h.get("drifted"):
                                 break

@@ -11,13 +11,15 @@ A grid axis is a dotted scenario path (as ``--set`` takes it) and its values::
 
 Items of a list may themselves be ranges (``0,1e-6..1e-4:3log``). Seeds are ``1..20``,
 ``1,2,5`` or ``N`` (seeds 1..N). The grid is the product of its axes (first axis outermost)
-or, zipped, their element-wise pairing.
+or, zipped, their element-wise pairing. From Python, `seed_list` takes seeds as a number or a
+list (``3`` is seeds 1..3).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +27,7 @@ from typing import Any
 
 from tcplab import errors as _errors
 
-__all__ = ["parse_axis", "parse_values", "parse_seeds", "grid_points", "GridError"]
+__all__ = ["parse_axis", "parse_values", "parse_seeds", "seed_list", "grid_points", "GridError"]
 
 GridError = _errors.InvalidValueError
 
@@ -193,6 +195,22 @@ def parse_seeds(spec: str | int | Iterable[int]) -> list[int]:
     if len(set(seeds)) != len(seeds):
         raise _err("seeds", spec, "a seed is repeated", allowed)
     return [int(s) for s in seeds]
+
+
+def seed_list(seeds: int | Sequence[int]) -> list[int]:
+    """`seeds` as a list: an int N (a numpy integer too) means seeds 1..N."""
+    if isinstance(seeds, bool):
+        raise TypeError("seeds must be a number of seeds or a list of seeds")
+    if isinstance(seeds, numbers.Integral):
+        if seeds < 1:
+            raise ValueError(f"seeds must be at least 1, got {seeds}")
+        return list(range(1, int(seeds) + 1))
+    out = [int(s) for s in seeds]
+    if not out:
+        raise ValueError("seeds must not be empty")
+    if len(set(out)) != len(out):
+        raise ValueError(f"seeds must be distinct, got {out}")
+    return out
 
 
 def grid_points(

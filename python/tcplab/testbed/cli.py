@@ -6,7 +6,7 @@ through tcplab-netem), with the same result schema as ``tcplab run``.
     tcplab testbed cleanup
 
 ``run`` takes the same scenario file as ``tcplab run`` and maps it onto the testbed
-(`tcplab.testbed.schema.plan`); what the testbed cannot express is refused (exit 2, naming the
+(`tcplab.testbed.plan.plan`); what the testbed cannot express is refused (exit 2, naming the
 field) and what it approximates is listed. ``--dry-run`` prints the mapping without running
 (no root needed). The run needs Linux and root; elsewhere it exits 2 saying what is missing.
 ``cleanup`` removes namespaces, interfaces and processes left by an interrupted run.
@@ -73,24 +73,25 @@ def run_cmd(
     from tcplab import errors
     from tcplab.cli import _load
 
-    from . import schema
+    from . import plan as tb_plan
+    from . import result as tb_result
 
     try:
         scenario = _load(file, assignments or [])
         extra = {"pcap_path": str(pcap)} if pcap is not None else {}
-        p = schema.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
+        p = tb_plan.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
+    except TestbedConfigError as e:  # a TcplabError too: caught first, for its wording
+        raise _fail(f"the testbed cannot run this scenario: {e}") from None
     except errors.TcplabError as e:
         raise _fail(str(e)) from None
-    except TestbedConfigError as e:
-        raise _fail(f"the testbed cannot run this scenario: {e}") from None
     if dry_run:
         typer.echo(json.dumps(p.to_dict(), indent=2))
         return
     if not as_json:
-        for line in schema.describe_plan(p):
+        for line in tb_plan.describe_plan(p):
             typer.echo(line, err=True)
     try:
-        result = schema.run_plan(scenario if seed is None else scenario.with_seed(seed), p)
+        result = tb_result.run_plan(scenario if seed is None else scenario.with_seed(seed), p)
     except TestbedUnavailable as e:
         raise _fail(str(e)) from None
     except TestbedConfigError as e:

@@ -1,5 +1,5 @@
 """The simulator and the testbed side by side: one scenario, the same seeds, both results in
-the same schema (`tcplab.testbed.schema`), a table of their figures and the cwnd traces
+the same schema (`tcplab.testbed.result`), a table of their figures and the cwnd traces
 overlaid.
 
     from tcplab.testbed.compare import compare_sim_testbed
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from tcplab.api import Result, Scenario
 
-    from .schema import TestbedPlan
+    from .plan import TestbedPlan
 
 __all__ = [
     "METRICS",
@@ -51,7 +51,7 @@ METRICS: dict[str, tuple[str, str]] = {
 
 
 def _seeds(seeds: int | Sequence[int]) -> list[int]:
-    from tcplab.studies._base import seed_list
+    from tcplab.sweep.grid import seed_list
 
     return seed_list(seeds)
 
@@ -103,7 +103,7 @@ def plot_cwnd(sim: Result, testbed: Result, title: str = "") -> Figure:
 
     from tcplab.report.plots import PALETTE, new_figure
 
-    from .schema import SSTHRESH_UNLIMITED
+    from .result import SSTHRESH_UNLIMITED
 
     fig, ax = new_figure(figsize=(10, 4.8))
     for res, name, color in ((sim, "simulator", PALETTE[0]), (testbed, "testbed", PALETTE[3])):
@@ -178,11 +178,12 @@ def compare_sim_testbed(
     import tcplab
     from tcplab.report.plots import save_figure
 
-    from . import schema
+    from . import plan as tb_plan
+    from . import result as tb_result
 
     seeds_ = _seeds(seeds)
     plans: dict[int, TestbedPlan] = {
-        s: schema.plan(scenario, seed=s, time_budget_s=time_budget_s) for s in seeds_
+        s: tb_plan.plan(scenario, seed=s, time_budget_s=time_budget_s) for s in seeds_
     }  # refuses an unsupported scenario before anything runs
     first = plans[seeds_[0]]
     if on_run:
@@ -195,7 +196,7 @@ def compare_sim_testbed(
     for s in seeds_:
         if on_run:
             on_run("testbed", s)
-        tbs.append(schema.run_plan(scenario.with_seed(s), plans[s]))
+        tbs.append(tb_result.run_plan(scenario.with_seed(s), plans[s]))
     rows = []
     for src, results in (("sim", sims), ("testbed", tbs)):
         for s, r in zip(seeds_, results, strict=True):

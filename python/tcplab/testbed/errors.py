@@ -1,12 +1,15 @@
-"""Exceptions of the testbed."""
+"""Exceptions of the testbed: a branch of the `tcplab.errors.TcplabError` tree."""
 
 from __future__ import annotations
 
+from tcplab.errors import TcplabError
 
-class TestbedError(Exception):
+
+class TestbedError(TcplabError):
     """Base class of every testbed failure."""
 
     __test__ = False  # not a pytest test class, despite the name
+    kind = "testbed"
 
 
 class TestbedUnavailable(TestbedError):

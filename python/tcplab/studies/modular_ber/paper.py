@@ -3,8 +3,9 @@ cases are named."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from tcplab import models
 
 # ----------------------------------------------------------------------------------------------
 # The seed's numbers
@@ -76,8 +77,9 @@ FIG4_EXPONENT = -6.5
 
 
 def paper_per(ber: float, mss: int = MSS) -> float:
-    """The paper's PER of a segment: 1 - (1 - BER)^(8 x MSS)."""
-    return -math.expm1(8 * mss * math.log1p(-ber))
+    """The paper's PER of a segment: 1 - (1 - BER)^(8 x MSS), the rule of
+    `tcplab.models.per_from_ber` with the MSS as the frame's length."""
+    return float(models.per_from_ber(ber, mss))
 
 
 def pair_name(cc: str, lr: str) -> str:

@@ -133,13 +133,13 @@ class NetsimMathis(Study):
 
     def model_inputs(self, ber: float, delayed: bool) -> Any:
         """The analytic models' inputs derived from one case's scenario."""
-        from tcplab.compare import scenario_inputs
+        from tcplab.analytic import scenario_inputs
 
         sc = self.scenario().with_overrides({**ber_overrides(ber), "tcp.delayed_ack": delayed})
         return scenario_inputs(sc)[0]
 
     def analyse(self, res: StudyResult) -> None:
-        from tcplab.compare import evaluate_models
+        from tcplab.analytic import evaluate_models
 
         stats = run_stats(res.runs)
         inputs = {

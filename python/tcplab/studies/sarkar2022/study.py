@@ -190,7 +190,7 @@ class Sarkar2022(Study):
         check_testbed_options(options)
 
     def testbed_plans(self, seed: int = 1) -> dict[tuple[str, float], Any]:
-        """The testbed plan (`tcplab.testbed.schema.plan`) of every (mode, pdrop)."""
+        """The testbed plan (`tcplab.testbed.plan.plan`) of every (mode, pdrop)."""
         return testbed_plans(self.scenario(), seed)
 
     def extend(self, res: StudyResult, *, progress: bool = False) -> None:

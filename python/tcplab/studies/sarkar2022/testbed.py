@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base import Case, Finding, StudyResult, TableOut, _progress, seed_list
+from tcplab.sweep.grid import seed_list
+
+from .._base import Case, Finding, StudyResult, TableOut, _progress
 from .._kit import pct
 from .paper import PDROPS, TABLE8, TESTBED_MODES, TESTBED_WINDOW, error_override
 from .tables import Stats
@@ -36,14 +38,14 @@ def check_testbed_options(options: Mapping[str, Any]) -> None:
 
 
 def testbed_plans(base: Scenario, seed: int = 1) -> dict[tuple[str, float], Any]:
-    """The testbed plan (`tcplab.testbed.schema.plan`) of every (mode, pdrop) on `base`."""
-    from tcplab.testbed import schema
+    """The testbed plan (`tcplab.testbed.plan.plan`) of every (mode, pdrop) on `base`."""
+    from tcplab.testbed import plan as tb_plan
 
     out = {}
     for mode, (_, ov) in TESTBED_MODES.items():
         for p in PDROPS:
             sc = base.with_overrides({**ov, **error_override(p), "seed": seed})
-            out[(mode, p)] = (sc, schema.plan(sc))
+            out[(mode, p)] = (sc, tb_plan.plan(sc))
     return out
 
 
@@ -59,7 +61,8 @@ def run_testbed(
     and add the runs to `res.runs` as group "testbed" (variant = the mode; a completed run's
     row from `row_of`, the study's `_row`). A run that exceeds `testbed_budget_s` is stopped
     and kept as a capped row."""
-    from tcplab.testbed import schema
+    from tcplab.testbed import plan as tb_plan
+    from tcplab.testbed import result as tb_result
     from tcplab.testbed.errors import TestbedTimeout
 
     seeds = seed_list(int(res.options["testbed_seeds"]))
@@ -72,7 +75,7 @@ def run_testbed(
         for mode, p, seed in jobs:
             ov = {**TESTBED_MODES[mode][1], **error_override(p)}
             sc = base.with_overrides({**ov, "seed": seed})
-            plan = schema.plan(sc, time_budget_s=budget)
+            plan = tb_plan.plan(sc, time_budget_s=budget)
             case = Case(
                 key=f"testbed/{mode}/{pct(p)}",
                 group="testbed",
@@ -82,7 +85,7 @@ def run_testbed(
             )
             t0 = time.perf_counter()
             try:
-                r = schema.run_plan(sc, plan)
+                r = tb_result.run_plan(sc, plan)
             except TestbedTimeout as e:
                 row = {
                     "study": name, "case": case.key, "group": "testbed",
@@ -102,7 +105,7 @@ def run_testbed(
             row["testbed_capped"] = capped
             row["testbed_budget_s"] = budget
             row["testbed_wall_s"] = time.perf_counter() - t0
-            row["window_limited_time_s"] = schema.window_limited_time(plan)
+            row["window_limited_time_s"] = tb_plan.window_limited_time(plan)
             rows.append(row)
             m = info["modes"].setdefault(mode, {})
             m["description"] = TESTBED_MODES[mode][0]

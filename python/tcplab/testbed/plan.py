@@ -1,10 +1,9 @@
-"""One result schema for the simulator and the testbed.
-
-`plan(scenario)` maps a scenario (the same TOML `tcplab run` takes) onto a `TestbedConfig`,
-reading the core's resolved view of it (`Scenario.describe()`): the application's TCP settings
-after the profile is applied, and its data and ACK paths hop by hop. `run_scenario` runs the
-plan on the testbed and returns a `tcplab.Result` whose summary and traces have the simulator's
-layout, so `tcplab run` and `tcplab testbed run` can be compared key by key.
+"""What the testbed will do for a scenario: `plan(scenario)` maps a scenario (the same TOML
+`tcplab run` takes) onto a `TestbedConfig`, reading the core's resolved view of it
+(`Scenario.describe()`): the application's TCP settings after the profile is applied, and its
+data and ACK paths hop by hop. What the testbed cannot emulate is refused, naming the field
+(`UnsupportedScenario`); `tcplab.testbed.result` runs the plan and returns the run in the
+simulator's schema.
 
 The mapping (`TestbedPlan.approximations` lists, per scenario, what it could not carry exactly):
 
@@ -22,62 +21,36 @@ The mapping (`TestbedPlan.approximations` lists, per scenario, what it could not
   is offered); Nagle through the testbed profile. What Linux cannot be told (initial RTO, clock
   granularity, delayed-ACK timing, the per-ACK growth rule, no limited transmit, no PRR) is
   listed, naming the field.
-
-The summary keeps every key path of the simulator's summary (`key_paths`); counters the kernel
-does not keep are None. Testbed-only facts live under ``summary["testbed"]``, plus
-``kernel_settings`` and ``max_rcv_window_seen`` at the top level.
 """
 
 from __future__ import annotations
 
 import math
-import platform
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tcplab.path import HEADERS, TIMESTAMP_OPTION, AppPath, LinkDirection, combined
+
 from .config import PROFILES, TestbedConfig
 from .errors import TestbedConfigError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from tcplab.api import Result, Scenario
+    from tcplab.api import Scenario
 
 __all__ = [
-    "SSTHRESH_UNLIMITED",
+    "CONGESTION_CONTROLS",
     "TestbedPlan",
     "UnsupportedScenario",
-    "key_paths",
+    "check_congestion_control",
+    "describe_plan",
     "plan",
-    "run_plan",
-    "run_scenario",
-    "to_result",
     "window_limited_time",
 ]
 
-#: An ssthresh no congestion event has set: infinity in the traces of both sources (the
-#: simulator's trace and the testbed's TCP_INFO samples) and null in the summaries.
-SSTHRESH_UNLIMITED = math.inf
 #: Sizes at or above this are "unlimited" in the core (u64::MAX / 4).
 _UNLIMITED = 2**60
-#: IP + TCP headers; TCP timestamp option bytes.
-_HEADERS, _TS_OPTION = 40, 12
-#: Linux TCP states (include/net/tcp_states.h), named as the simulator names its states.
-TCP_STATES = {
-    1: "ESTABLISHED",
-    2: "SYN-SENT",
-    3: "SYN-RECEIVED",
-    4: "FIN-WAIT-1",
-    5: "FIN-WAIT-2",
-    6: "TIME-WAIT",
-    7: "CLOSED",
-    8: "CLOSE-WAIT",
-    9: "LAST-ACK",
-    10: "LISTEN",
-    11: "CLOSING",
-}
 #: Simulator congestion controls -> Linux TCP_CONGESTION (and a note when approximated).
 CONGESTION_CONTROLS: dict[str, tuple[str, str]] = {
     "reno": ("reno", ""),
@@ -135,29 +108,6 @@ class TestbedPlan:
 # The mapping
 
 
-def _hop_name(h: Mapping[str, Any]) -> str:
-    return f"links.{h['link']}.{h['dir']}"
-
-
-def _wire_bytes(ip_len: int, framing: Mapping[str, Any]) -> int:
-    return max(ip_len + int(framing.get("wire_overhead", 0)), int(framing.get("min_wire_bytes", 0)))
-
-
-def _ser(ip_len: int, hop: Mapping[str, Any]) -> float:
-    rate = hop.get("rate_bps") or 0
-    return 8 * _wire_bytes(ip_len, hop["framing"]) / rate if rate else 0.0
-
-
-def _latency(hop: Mapping[str, Any]) -> float:
-    """A hop's propagation delay and its sending node's processing delay, in seconds."""
-    return float(hop["delay_s"]) + float(hop.get("processing_delay_s", 0.0))
-
-
-def _rate(hop: Mapping[str, Any]) -> float:
-    r = hop.get("rate_bps") or 0
-    return float(r) if r else math.inf
-
-
 def _queue(q: Any, where: str) -> tuple[int | None, str]:
     if q == "unlimited" or q is None:
         return None, "packets"
@@ -195,40 +145,41 @@ def _error_model(e: Mapping[str, Any], where: str) -> dict[str, Any]:
     raise UnsupportedScenario(f"{where}.error", f"model {m!r} has no testbed counterpart")
 
 
-def _path_error(hops: list[Mapping[str, Any]], notes: list[str]) -> tuple[dict, Any]:
+def _path_error(hops: list[LinkDirection], notes: list[str]) -> tuple[dict, LinkDirection | None]:
     """One error model for a direction of the testbed, and the hop it came from (or None)."""
-    errored = [h for h in hops if h["error"].get("model", "none") != "none"]
+    errored = [h for h in hops if h.error_model != "none"]
     if not errored:
         return {"model": "none"}, None
     if len(errored) == 1:
-        return _error_model(errored[0]["error"], _hop_name(errored[0])), errored[0]
-    kinds = {h["error"]["model"] for h in errored}
-    names = ", ".join(_hop_name(h) for h in errored)
-    framings = {h["framing"]["name"] for h in errored}
+        return _error_model(errored[0].error, errored[0].field), errored[0]
+    kinds = {h.error_model for h in errored}
+    names = ", ".join(h.field for h in errored)
+    framings = {h.framing.name for h in errored}
     if kinds == {"per"}:
-        keep = math.prod(1 - float(h["error"]["p"]) for h in errored)
-        notes.append(f"{names}: PER combined into one, 1 - prod(1 - p) = {1 - keep:.6g}")
-        return {"model": "per", "p": 1 - keep}, errored[0]
+        p = combined(float(h.error["p"]) for h in errored)
+        notes.append(f"{names}: PER combined into one, 1 - prod(1 - p) = {p:.6g}")
+        return {"model": "per", "p": p}, errored[0]
     if kinds == {"ber"} and len(framings) == 1:
-        keep = math.prod(1 - float(h["error"]["ber"]) for h in errored)
-        notes.append(f"{names}: BER combined into one, 1 - prod(1 - ber) = {1 - keep:.6g}")
-        return {"model": "ber", "ber": 1 - keep}, errored[0]
+        # Bits that cross every hop: a bit survives all of them with prod(1 - ber).
+        ber = combined(float(h.error["ber"]) for h in errored)
+        notes.append(f"{names}: BER combined into one, 1 - prod(1 - ber) = {ber:.6g}")
+        return {"model": "ber", "ber": ber}, errored[0]
     raise UnsupportedScenario(
-        f"{_hop_name(errored[1])}.error",
+        f"{errored[1].field}.error",
         f"the testbed has one error model per direction, and {names} carry {sorted(kinds)} "
         "models that do not combine into one (only PER with PER, or BER with BER on the same "
         "framing, do)",
     )
 
 
-def _sim_stream(hops: list[Mapping[str, Any]], notes: list[str], side: str) -> str | None:
+def _sim_stream(hops: list[LinkDirection], notes: list[str], side: str) -> str | None:
     """The simulator's random-stream id of the one errored hop of a direction, so that the
     forwarder draws the same uniform number for the k-th frame as the simulator does (common
     random numbers: a testbed run and a simulated run of the same seed lose the same frames as
     long as they send the same frames). None where several hops' models were combined."""
-    errored = [h for h in hops if h["error"].get("model", "none") != "none"]
+    errored = [h for h in hops if h.error_model != "none"]
     if len(errored) == 1:
-        return f"link:{errored[0]['link']}:{errored[0]['dir']}"
+        return f"link:{errored[0].link}:{errored[0].dir}"
     if errored:
         notes.append(
             f"{side}: several hops' error models combined into one, so the testbed's loss draws "
@@ -525,28 +476,30 @@ def plan(
     size = app["app"].get("size")
     if not isinstance(size, int) or size < 1:
         raise UnsupportedScenario("apps[0].size", f"{size!r}: needs a positive size in bytes")
-    data, ack = list(app["data_path"]), list(app["ack_path"])
+    path = AppPath.of(app)
+    data, ack = list(path.data), list(path.ack)
     if not data or not ack:
         raise UnsupportedScenario("links", "the client and the server must be joined by links")
     notes: list[str] = []
     tcp = app["tcp"]
 
-    # Rate, queue, framing, MTU: the bottleneck hop of the data path.
-    bott = min(data, key=_rate)
-    rate = None if math.isinf(_rate(bott)) else _rate(bott)
-    ack_bott = min(ack, key=_rate)
-    if _rate(ack_bott) != _rate(bott):
+    # Rate, queue, framing, MTU: the bottleneck hop of the data path (every link has a rate:
+    # the core refuses one without).
+    bott = min(data, key=lambda h: h.rate_bps)
+    rate = bott.rate_bps
+    ack_bott = min(ack, key=lambda h: h.rate_bps)
+    if ack_bott.rate_bps != rate:
         notes.append(
-            f"{_hop_name(ack_bott)}.rate: the ACK path's bottleneck "
-            f"({_rate(ack_bott):g} bit/s) differs from the data path's; the testbed uses "
-            f"{_rate(bott):g} bit/s both ways"
+            f"{ack_bott.field}.rate: the ACK path's bottleneck "
+            f"({ack_bott.rate_bps:g} bit/s) differs from the data path's; the testbed uses "
+            f"{rate:g} bit/s both ways"
         )
-    qlimit, qunit = _queue(bott["queue"], _hop_name(bott))
+    qlimit, qunit = _queue(bott.queue, bott.field)
     for hop in data + ack:
-        kind = hop.get("aqm", {}).get("kind", "none")
+        kind = hop.aqm.get("kind", "none")
         if kind != "none":
             raise UnsupportedScenario(
-                f"{_hop_name(hop)}.aqm",
+                f"{hop.field}.aqm",
                 f"{kind!r}: the testbed's forwarder queues drop-tail only (use kind = 'none')",
             )
     for i, node in enumerate(scenario.to_dict(normalized=True)["nodes"]):
@@ -558,47 +511,46 @@ def plan(
     err_s2c, err_hop = _path_error(data, notes)
     err_c2s, _ = _path_error(ack, notes)
     fhop = err_hop or bott
-    framing = fhop["framing"]["name"]
-    if any(h["framing"]["name"] != framing for h in data + ack):
+    framing = fhop.framing.name
+    if any(h.framing.name != framing for h in data + ack):
         notes.append(
-            f"{_hop_name(fhop)}.framing: the path mixes framings; the testbed uses {framing!r} "
+            f"{fhop.field}.framing: the path mixes framings; the testbed uses {framing!r} "
             "(for the rate and the bytes exposed to errors) on both directions"
         )
-    mtu = min(int(h["mtu"]) for h in data + ack)
+    mtu = min(h.mtu for h in data + ack)
     if not 576 <= mtu <= 9000:
-        raise UnsupportedScenario(f"{_hop_name(bott)}.mtu", f"{mtu}: the testbed takes 576..9000")
-    mss = int(tcp["mss"])
-    if not 88 <= mss <= mtu - _HEADERS:
-        raise UnsupportedScenario("tcp.mss", f"{mss}: the testbed takes 88..{mtu - _HEADERS}")
-    ts = _TS_OPTION if tcp["timestamps"] else 0
-    data_ip = min(mss + _HEADERS, mtu)
-    ack_ip = _HEADERS + ts
+        raise UnsupportedScenario(f"{bott.field}.mtu", f"{mtu}: the testbed takes 576..9000")
+    mss = path.mss_bytes
+    if not 88 <= mss <= mtu - HEADERS:
+        raise UnsupportedScenario("tcp.mss", f"{mss}: the testbed takes 88..{mtu - HEADERS}")
+    data_ip, ack_ip = path.data_ip_bytes, path.ack_ip_bytes
 
     # Delays: propagation summed per direction, plus the store-and-forward time of the hops
     # the forwarder does not serialise on (it serialises once, at the testbed's rate).
-    def extra(hops: list[Mapping[str, Any]], ip_len: int) -> float:
-        ref = _ser(ip_len, {"rate_bps": rate, "framing": fhop["framing"]})
-        return max(0.0, sum(_ser(ip_len, h) for h in hops) - ref)
+    def extra(hops: list[LinkDirection], ip_len: int) -> float:
+        ref = fhop.framing.wire_bytes(ip_len) * 8.0 / rate
+        return max(0.0, sum(h.serialisation_s(ip_len) for h in hops) - ref)
 
     x_data, x_ack = extra(data, data_ip), extra(ack, ack_ip)
     # A router's processing delay is a pure delay: on the testbed it joins the path's latency.
-    d_s2c = sum(_latency(h) for h in data) + x_data
-    d_c2s = sum(_latency(h) for h in ack) + x_ack
+    d_s2c = sum(h.latency_s for h in data) + x_data
+    d_c2s = sum(h.latency_s for h in ack) + x_ack
     if len(data) > 1 or len(ack) > 1:
+        nodes = [data[0].src, *(h.dst for h in data)]
         notes.append(
-            f"links: the data path has {len(data)} hops ({' -> '.join(_path_nodes(data))}), the "
+            f"links: the data path has {len(data)} hops ({' -> '.join(nodes)}), the "
             f"ACK path {len(ack)}; the testbed has one forwarder: delays summed, the bottleneck "
-            f"{_hop_name(bott)} serialises, and the other hops' store-and-forward time "
+            f"{bott.field} serialises, and the other hops' store-and-forward time "
             f"({x_data * 1e3:.3f} ms per full data frame, {x_ack * 1e3:.3f} ms per ACK) is "
             "added to the delay (exact for full-size frames and pure ACKs)"
         )
     for h in data + ack:
-        if h is not bott and h["queue"] != "unlimited":
-            notes.append(f"{_hop_name(h)}.queue: only the bottleneck's queue is emulated")
-    if ack_bott["queue"] != bott["queue"]:
+        if h is not bott and h.queue != "unlimited":
+            notes.append(f"{h.field}.queue: only the bottleneck's queue is emulated")
+    if ack_bott.queue != bott.queue:
         notes.append(
-            f"{_hop_name(ack_bott)}.queue: the testbed uses the data bottleneck's queue "
-            f"({bott['queue']}) on both directions"
+            f"{ack_bott.field}.queue: the testbed uses the data bottleneck's queue "
+            f"({bott.queue}) on both directions"
         )
     if float(app.get("start_s") or 0) > 0:
         notes.append(
@@ -612,7 +564,7 @@ def plan(
         budget = min(float(desc.get("stop_time_s") or 3600.0) + 60.0, 86400.0)
     # The link whose counters the forwarder's stand for: the errored data hop, else the
     # bottleneck.
-    link, data_dir = fhop["link"], fhop["dir"]
+    link, data_dir = fhop.link, fhop.dir
     cfg = TestbedConfig(
         size_bytes=size,
         mss=mss,
@@ -642,8 +594,8 @@ def plan(
             raise TypeError(f"TestbedConfig has no field {k!r}")
         setattr(cfg, k, v)
     cfg.validate()
-    rtt = sum(_latency(h) + _ser(data_ip, h) for h in data) + sum(
-        _latency(h) + _ser(ack_ip, h) for h in ack
+    rtt = sum(h.latency_s + h.serialisation_s(data_ip) for h in data) + sum(
+        h.latency_s + h.serialisation_s(ack_ip) for h in ack
     )
     return TestbedPlan(
         config=cfg,
@@ -656,10 +608,6 @@ def plan(
     )
 
 
-def _path_nodes(hops: list[Mapping[str, Any]]) -> list[str]:
-    return [hops[0]["from"], *(h["to"] for h in hops)]
-
-
 def window_limited_time(p: TestbedPlan) -> float:
     """size x RTT / rwnd: the download time when the receive window binds (the scenario's RTT
     for a full segment and its ACK, no queueing), or size over the line rate if that binds."""
@@ -669,35 +617,10 @@ def window_limited_time(p: TestbedPlan) -> float:
     t_win = cfg.size_bytes * p.rtt_s / rwnd
     if not cfg.rate_bps:
         return t_win
-    payload = cfg.mss - (_TS_OPTION if cfg.sysctls.get("net.ipv4.tcp_timestamps") else 0)
-    hop = next(h for h in p.app["data_path"] if (h["link"], h["dir"]) == (p.link, p.data_dir))
-    wire = _wire_bytes(cfg.mss + _HEADERS, hop["framing"])
+    payload = cfg.mss - (TIMESTAMP_OPTION if cfg.sysctls.get("net.ipv4.tcp_timestamps") else 0)
+    hop = next(h for h in AppPath.of(p.app).data if (h.link, h.dir) == (p.link, p.data_dir))
+    wire = hop.wire_bytes(cfg.mss + HEADERS)
     return max(t_win, cfg.size_bytes / (cfg.rate_bps / 8 * payload / wire))
-
-
-# ----------------------------------------------------------------------------------------------
-# Running, and the result in the simulator's schema
-
-
-def run_scenario(
-    scenario: Scenario, *, seed: int | None = None, time_budget_s: float | None = None, **kw: Any
-) -> Result:
-    """Run `scenario` on the testbed and return a `tcplab.Result` in the simulator's schema.
-
-    Raises UnsupportedScenario (before anything runs), TestbedUnavailable (not Linux, not root,
-    a tool missing), TestbedTimeout (the time budget ran out) or TestbedRunError."""
-    p = plan(scenario, seed=seed, time_budget_s=time_budget_s, **kw)
-    return run_plan(scenario if seed is None else scenario.with_seed(seed), p)
-
-
-def run_plan(scenario: Scenario, p: TestbedPlan) -> Result:
-    """Run a plan made from `scenario` (see `run_scenario`)."""
-    from .netns import check_available
-    from .runner import run
-
-    check_available(p.config.netem_binary)
-    check_congestion_control(p.config.congestion_control)
-    return to_result(scenario, p, run(p.config))
 
 
 def check_congestion_control(cc: str) -> None:
@@ -713,357 +636,6 @@ def check_congestion_control(cc: str) -> None:
             f"Linux {cc!r} is not available in this kernel (available: {' '.join(avail)}); "
             f"try `modprobe tcp_{cc}`",
         )
-
-
-def _num(v: Any, default: Any = None) -> Any:
-    return default if v is None else v
-
-
-def _link_dir(c: Mapping[str, Any], drops: list[dict], fdir: str, rate: float | None, t: float):
-    mine = [d for d in drops if d.get("dir") == fdir]
-    out = {
-        "bytes_on_wire": c["bytes_on_wire"],
-        "data_frames_dropped_error": sum(
-            1 for d in mine if d.get("reason") == "error" and d.get("payload")
-        ),
-        "data_frames_dropped_queue": sum(
-            1 for d in mine if d.get("reason") == "queue" and d.get("payload")
-        ),
-        "frames_dropped_error": c["frames_dropped_error"],
-        "frames_dropped_queue": c["frames_dropped_queue"],
-        # The forwarder's queue is drop-tail (plan() refuses an aqm): no RED drops.
-        "frames_dropped_early": 0,
-        "frames_dropped_forced": 0,
-        "frames_offered": c.get("frames_in"),
-        "frames_sent": c["frames_sent"],
-        # Upper bound: the fullest queue (bytes on the wire) drained at the link rate.
-        "max_queue_delay_s": (
-            8 * c["max_queue_bytes"] / rate
-            if rate and c.get("max_queue_bytes") is not None
-            else None
-        ),
-        "max_queue_packets": c.get("max_queue_packets"),
-        "mean_queue_delay_s": None,
-        "utilisation": 8 * c["bytes_on_wire"] / (rate * t) if rate and t > 0 else None,
-    }
-    for k in (
-        "frames_delivered",
-        "ip_bytes_delivered",
-        "max_queue_bytes",
-        "windows_clamped",
-        "max_window_bytes",
-        "lateness",
-    ):
-        out[k] = c.get(k)
-    return out
-
-
-def _trace_table(raw: Mapping[str, Any], t_shift: float, node: int = 0) -> pd.DataFrame:
-    """The sender's TCP_INFO samples as the simulator's trace columns (then testbed extras);
-    `node` is the server's node index (the trace's owner: end 1, the server)."""
-    import numpy as np
-    import pandas as pd
-
-    tr = raw["traces"]
-    n = len(tr["time_s"])
-
-    def col(name: str, fill: float = 0) -> np.ndarray:
-        return np.array([fill if v is None else v for v in tr.get(name, [None] * n)], dtype=float)
-
-    mss = col("mss")
-    ssth = np.array(
-        [SSTHRESH_UNLIMITED if v is None else v for v in tr["ssthresh_bytes"]], dtype=float
-    )
-    in_flight = np.clip(col("unacked") - col("sacked") - col("lost") + col("retrans"), 0, None)
-    df = pd.DataFrame(
-        {
-            "time_s": np.array(tr["time_s"], dtype=float) + t_shift,
-            "conn": np.zeros(n, dtype=np.uint64),
-            "end": np.ones(n, dtype=np.uint64),
-            "node": np.full(n, node, dtype=np.uint64),
-            "cwnd": col("cwnd_bytes").astype(np.uint64),
-            "ssthresh": ssth,
-            "rwnd": col("snd_wnd").astype(np.uint64),
-            "flight": (in_flight * mss).astype(np.uint64),
-            "srtt_s": col("srtt_s", math.nan),
-            "rto_s": col("rto_s", math.nan),
-            # The sender's cumulative ACK (relative: the SYN is 0) and the bytes acknowledged,
-            # the receiver's byte count as the sender learns it (one-way delay later).
-            "ack": (col("bytes_acked") + 1).astype(np.uint64),
-            "bytes_received": col("bytes_acked").astype(np.uint64),
-            # Linux's westwood keeps its estimate private (TCP_INFO and its diag info have
-            # no bandwidth estimate).
-            "bwe_Bps": np.full(n, math.nan),
-            "bwe_rtt_min_s": np.full(n, math.nan),
-        }
-    )
-    for name in ("rttvar_s", "cwnd_segments", "mss", *_TRACE_EXTRAS):
-        if name in tr:
-            df[name] = pd.to_numeric(pd.Series(tr[name], dtype=object), errors="coerce")
-    return df
-
-
-_TRACE_EXTRAS = (
-    "ca_state",
-    "retransmits",
-    "backoff",
-    "unacked",
-    "sacked",
-    "lost",
-    "retrans",
-    "total_retrans",
-    "delivered",
-    "bytes_sent",
-    "bytes_retrans",
-    "data_segs_out",
-    "total_rto",
-    "pacing_rate",
-    "delivery_rate",
-)
-
-
-def _events_table(raw: Mapping[str, Any], trace: pd.DataFrame, connect_s: float) -> pd.DataFrame:
-    """The simulator's event kinds the testbed can observe: frames the forwarder dropped (exact
-    times), and timeouts, fast retransmits and recovery exits seen in the TCP_INFO samples
-    (to the sampling interval)."""
-    import pandas as pd
-
-    rows: list[tuple[float, int, str, int, str]] = []
-    for d in raw.get("drops", []):
-        end = 1 if d.get("dir") == "b_to_a" else 0
-        kind = "drop_queue" if d.get("reason") == "queue" else "drop_error"
-        t = float(d.get("t_since_request_s", 0.0)) + connect_s
-        detail = (
-            f"frame {d.get('frame')} of {d.get('dir')}, {d.get('payload')} B payload, "
-            f"transmission {d.get('transmission')}"
-        )
-        rows.append((t, end, kind, int(d.get("seq") or 0), detail))
-    if len(trace) and "total_rto" in trace and "ca_state" in trace:
-        rto = trace["total_rto"].fillna(0).to_numpy()
-        ca = trace["ca_state"].fillna(0).to_numpy()
-        ack = trace["ack"].to_numpy()
-        ts = trace["time_s"].to_numpy()
-        for i in range(1, len(trace)):
-            t, a = float(ts[i]), int(ack[i])
-            for _ in range(int(rto[i] - rto[i - 1])):
-                rows.append((t, 1, "rto", a, "TCP_INFO tcpi_total_rto rose"))
-            if ca[i] == 3 and ca[i - 1] != 3:
-                rows.append((t, 1, "fast_retransmit", a, "TCP_INFO ca_state -> recovery"))
-            if ca[i - 1] == 3 and ca[i] != 3:
-                rows.append((t, 1, "recovery_exit", a, "TCP_INFO ca_state recovery -> open"))
-    rows.sort(key=lambda r: r[0])
-    return pd.DataFrame(
-        {
-            "time_s": pd.Series([r[0] for r in rows], dtype="float64"),
-            "conn": pd.Series([0] * len(rows), dtype="uint64"),
-            "end": pd.Series([r[1] for r in rows], dtype="uint64"),
-            "kind": pd.Series([r[2] for r in rows], dtype="str"),
-            "seq": pd.Series([r[3] for r in rows], dtype="uint64"),
-            "detail": pd.Series([r[4] for r in rows], dtype="str"),
-        }
-    )
-
-
-def to_result(scenario: Scenario, p: TestbedPlan, raw: Mapping[str, Any]) -> Result:
-    """A testbed run (`tcplab.testbed.run`'s dict) as a `tcplab.Result` in the simulator's
-    summary layout, with the traces "trace" and "events"."""
-    import tcplab
-    from tcplab.api import Result
-
-    cfg = p.config
-    app = p.app
-    size = cfg.size_bytes
-    connect = float(raw["connect_time_s"])
-    rt = connect + float(raw["response_time_s"])  # the simulator's: from the connection's start
-    # Server-side sample times count from the request's arrival, a one-way delay after the
-    # client sent it, `connect` after the SYN.
-    t_shift = connect + cfg.delay_c2s_s
-    names = [n.get("name") for n in scenario.to_dict(normalized=True).get("nodes", [])]
-    server = app.get("server") if isinstance(app, Mapping) else None
-    trace = _trace_table(raw, t_shift, names.index(server) if server in names else 0)
-    events = _events_table(raw, trace, connect)
-    end_t = max(rt, float(trace["time_s"].max()) if len(trace) else 0.0)
-    f = raw["tcp_info_final"]
-    mib = raw.get("kernel_mib", {})
-    mss = f.get("snd_mss") or 0
-    ssth = f.get("snd_ssthresh")
-    fwd = raw.get("forwarder", {}).get("links", {})
-    drops = raw.get("drops", [])
-    c2s, s2c = fwd.get("a_to_b", raw["links"]["c2s"]), fwd.get("b_to_a", raw["links"]["s2c"])
-    # A testbed run that returns finished its download (a failed one raises instead); the
-    # kernel's own state at the end is in "state".
-    server = {
-        "aborted": False,
-        "end_reason": "completed the download (kernel state at the end in 'state')",
-        "acks_sent": _num(f.get("segs_out"), 0) - _num(f.get("data_segs_out"), 0),
-        "bytes_delivered": f.get("bytes_received"),
-        "bytes_sent": f.get("bytes_sent"),
-        "data_segments_sent": f.get("data_segs_out"),
-        "dupacks_received": None,
-        "duplicate_segments": None,
-        "fast_retransmits": mib.get("TcpExt.TCPFastRetrans", 0),
-        "final_cwnd": _num(f.get("snd_cwnd"), 0) * mss,
-        "final_ssthresh": None if ssth is None or ssth >= 0x7FFFFFFF else ssth * mss,
-        "max_cwnd": int(trace["cwnd"].max()) if len(trace) else None,
-        "mss": mss,
-        "out_of_order_segments": f.get("rcv_ooopack"),
-        "retransmissions": f.get("total_retrans"),
-        "rto_expirations": raw.get("rto_expirations"),
-        "rto_s": _num(f.get("rto"), 0) / 1e6,
-        "rtt_samples": None,
-        "segments_received": f.get("segs_in"),
-        "segments_sent": f.get("segs_out"),
-        "srtt_s": _num(f.get("rtt"), 0) / 1e6,
-        "state": TCP_STATES.get(f.get("state"), str(f.get("state"))),
-        "syn_retransmissions": mib.get("TcpExt.TCPSynRetrans", 0),
-        "fast_recoveries": raw.get("fast_recoveries"),
-        "rto_expirations_source": raw.get("rto_expirations_source"),
-        "snd_wnd_max": raw.get("max_snd_wnd_tcp_info"),
-    }
-    # The client's kernel counters are not recorded; what the forwarder counted stands in.
-    req_segs = f.get("data_segs_in")
-    client = {
-        "aborted": False,
-        "end_reason": "completed the download",
-        "acks_sent": None if req_segs is None else c2s.get("frames_in", 0) - req_segs,
-        "bytes_delivered": raw["bytes"],
-        "bytes_sent": f.get("bytes_received"),
-        "data_segments_sent": req_segs,
-        "dupacks_received": None,
-        "duplicate_segments": None,
-        "fast_retransmits": None,
-        "final_cwnd": None,
-        "final_ssthresh": None,
-        "max_cwnd": None,
-        "mss": f.get("snd_mss"),  # one MSS both ways (the same MTU and TCP_MAXSEG)
-        "out_of_order_segments": None,
-        "retransmissions": None,
-        "rto_expirations": None,
-        "rto_s": None,
-        "rtt_samples": None,
-        "segments_received": s2c.get("frames_delivered"),
-        "segments_sent": c2s.get("frames_in"),
-        "srtt_s": None,
-        "state": None,
-        "syn_retransmissions": None,
-    }
-    tcp = app["tcp"]
-    ks = raw.get("kernel_settings", {})
-    link = {
-        "name": p.link,
-        p.data_dir: _link_dir(s2c, drops, "b_to_a", cfg.rate_bps, end_t),
-        p.ack_dir: _link_dir(c2s, drops, "a_to_b", cfg.rate_bps, end_t),
-    }
-    summary: dict[str, Any] = {
-        "tcplab_version": tcplab.__version__,
-        "scenario": p.scenario_name,
-        "seed": cfg.seed,
-        "sim_time_s": end_t,
-        "stopped_by": "idle",
-        "events": len(events),
-        "apps": [
-            {
-                "name": app["name"],
-                "kind": "ftp",
-                "bytes": size,
-                "bytes_received": raw["bytes"],
-                "start_s": 0.0,
-                "end_s": rt,
-                "completed": raw["bytes"] == size,
-                "response_time_s": rt,
-                "throughput_Bps": size / rt if rt > 0 else None,
-                "offered_bytes": None,
-                "max_backlog_bytes": None,
-                "transactions": None,
-                "datagrams": None,
-            }
-        ],
-        "connections": [
-            {
-                "name": app["name"],
-                "congestion_control": raw.get("congestion_control", cfg.congestion_control),
-                "loss_recovery": _kernel_recovery(ks, cfg),
-                "profile": tcp.get("profile"),
-                "client": client,
-                "server": server,
-            }
-        ],
-        "links": [link],
-        "source": "testbed",
-        "kernel_settings": ks,
-        "health": raw.get("health"),
-        # What the sender saw: its own TCP_INFO (tcpi_snd_wnd, Linux >= 5.4), else the largest
-        # window the forwarder passed to it (which counts the unscaled SYN's too).
-        "max_rcv_window_seen": raw.get("max_snd_wnd_tcp_info") or raw.get("max_rcv_window_seen"),
-        "testbed": {
-            "max_window_sender_tcp_info": raw.get("max_snd_wnd_tcp_info"),
-            "max_window_forwarder": raw.get("max_rcv_window_seen"),
-            "run_id": raw.get("run_id"),
-            "host": {"kernel": platform.release(), "machine": platform.machine()},
-            "forwarder": {
-                k: raw.get("forwarder", {}).get(k)
-                for k in ("tool", "version", "duration_s", "timing", "drops_unlogged")
-            },
-            "forwarder_self_loss": raw.get("forwarder_self_loss"),
-            "connect_time_s": connect,
-            "request_to_last_byte_s": raw["response_time_s"],
-            "response_time_definition": (
-                "from the client's connect() to the last byte, as the simulator's (SYN to last "
-                "byte); request_to_last_byte_s leaves out the handshake"
-            ),
-            "rcv_window_clamp": cfg.rcv_window_clamp,
-            "rtt_s_scenario": p.rtt_s,
-            "window_limited_time_s": window_limited_time(p),
-            "approximations": list(p.approximations),
-            "counters": (
-                "server: the sender's TCP_INFO and its namespace's MIB; client: the forwarder's "
-                "frame counts (its kernel counters are not recorded); None: not kept by Linux"
-            ),
-            "link_mapping": (
-                f"the forwarder's s2c direction is link {p.link!r} {p.data_dir} (the data "
-                f"direction) and c2s is {p.ack_dir}; the other links of the path have no "
-                "counterpart"
-            ),
-            "config": cfg.to_dict(),
-            "kernel_mib": mib,
-            "tcp_info_final": f,
-        },
-    }
-    return Result(
-        scenario=scenario.to_dict(normalized=True),
-        summary=summary,
-        traces={"trace": trace, "events": events},
-    )
-
-
-def _kernel_recovery(ks: Mapping[str, Any], cfg: TestbedConfig) -> str:
-    s = {**PROFILES[cfg.profile]["sysctls"], **cfg.sysctls}
-    applied = (ks.get("server") or {}).get("sysctls") or {}
-    s.update({k: int(v) for k, v in applied.items() if str(v).lstrip("-").isdigit()})
-    sack = bool(s.get("net.ipv4.tcp_sack"))
-    rack = bool(s.get("net.ipv4.tcp_recovery", 1) & 1)
-    frto = bool(s.get("net.ipv4.tcp_frto", 2))
-    parts = ["sack" if sack else "newreno"]
-    if rack:
-        parts.append("rack-tlp")
-    if frto:
-        parts.append("frto")
-    return "linux " + "+".join(parts)
-
-
-def key_paths(obj: Any, prefix: str = "") -> set[str]:
-    """Every key path of a nested summary; list elements collapse to ``[]`` (``apps[].bytes``),
-    so summaries with different numbers of links compare by their layout."""
-    out: set[str] = set()
-    if isinstance(obj, Mapping):
-        for k, v in obj.items():
-            p = f"{prefix}.{k}" if prefix else str(k)
-            out.add(p)
-            out |= key_paths(v, p)
-    elif isinstance(obj, list):
-        for v in obj:
-            out |= key_paths(v, f"{prefix}[]")
-    return out
 
 
 def describe_plan(p: TestbedPlan) -> Iterable[str]:

@@ -1,4 +1,6 @@
-"""HTML views for notebooks: `Scenario._repr_html_` and `Result._repr_html_` call these.
+"""HTML views for notebooks: `Scenario._repr_html_` and `Result._repr_html_` call these with
+themselves (what they read: a scenario's `to_dict` and `describe`, a result's `summary`,
+`traces` and `warnings`).
 
 A scenario shows its nodes, links (each direction's error model), applications and the TCP
 settings each application's connection resolves to (the profile expanded, as `describe` gives
@@ -14,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from .tables import cell, counter_tables
+
 __all__ = ["scenario_html", "result_html"]
 
 _STYLE = (
@@ -24,11 +28,9 @@ _STYLE = (
 
 
 def _text(v: Any) -> str:
-    from tcplab.api import _cell
-
     if isinstance(v, dict | list):
         return json.dumps(v, separators=(", ", ": "))
-    return _cell(v)
+    return cell(v)
 
 
 def _table(title: str, headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -106,8 +108,6 @@ def scenario_html(scenario: Any) -> str:
 
 
 def _summary_tables(result: Any) -> list[str]:
-    from tcplab.api import _counter_tables
-
     s = result.summary
     parts = [
         _table(
@@ -127,7 +127,7 @@ def _summary_tables(result: Any) -> list[str]:
             ),
         )
     ]
-    parts += [_table(title, headers, rows) for title, headers, rows in _counter_tables(s)]
+    parts += [_table(title, headers, rows) for title, headers, rows in counter_tables(s)]
     return parts
 
 
@@ -136,8 +136,8 @@ def result_html(result: Any) -> str:
     s = result.summary
     parts = _summary_tables(result)
     if "trace" in result.traces and not result.traces["trace"].empty:
-        from tcplab.report.plots import figure_png_bytes
-        from tcplab.report.runplots import plot_windows
+        from .plots import figure_png_bytes
+        from .runplots import plot_windows
 
         fig = plot_windows(result)
         fig.set_size_inches(7.0, 2.4 * len(fig.axes))
