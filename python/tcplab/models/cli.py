@@ -812,7 +812,7 @@ def scenario_cmd(
 
 def _load_scenario(file: Path, assignments: list[str]) -> Any:
     from tcplab.api import Scenario
-    from tcplab.cli import parse_assignment
+    from tcplab.cli._common import parse_assignment
 
     sc = Scenario.from_toml(file)
     if assignments:

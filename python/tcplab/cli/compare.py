@@ -1,0 +1,154 @@
+"""``tcplab compare``: the simulator against the analytic models over a sweep, or against the
+Linux testbed.
+
+    tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
+    tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]
+"""
+
+# No `from __future__ import annotations` in this package: see tcplab.cli.
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._common import FileArg, JobsOpt, SetOpt, fail, load_scenario, tcplab_errors, wide_console
+
+app = typer.Typer()
+
+
+@app.command("compare")
+def compare_cmd(
+    file: FileArg,
+    sweep: Annotated[
+        str | None,
+        typer.Option(
+            "--sweep",
+            metavar="NAME=LO..HI",
+            help="Sweep one field: ber=1e-8..1e-4 or per=0.001..0.1 (the data direction of the "
+            "link(s) that carry an error model), or a dotted path such as "
+            "links.wan.ab.error.ber=1e-7..1e-5; LO..HI is log-spaced (--points), V1,V2,... "
+            "lists values. Without it: the scenario as given.",
+            show_default=False,
+        ),
+    ] = None,
+    points: Annotated[int, typer.Option("--points", help="Log-spaced points of LO..HI.")] = 7,
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds per point (1..N).")] = 3,
+    app_name: Annotated[
+        str | None,
+        typer.Option(
+            "--app",
+            help="The application to compare: an ftp, bulk or cbr transfer (default: the "
+            "first of those).",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: JobsOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            file_okay=False,
+            help="Write compare.csv, compare.json and the figure (compare.png/.svg) here.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    assignments: SetOpt = None,
+    sim: Annotated[
+        bool, typer.Option("--sim", help="The simulator's runs (always; pairs with --testbed).")
+    ] = False,
+    testbed: Annotated[
+        bool,
+        typer.Option(
+            "--testbed",
+            help="Simulator vs Linux testbed (root; real time) side by side: a table and the "
+            "cwnd traces overlaid, for the scenario as given (--seeds, default 1 here).",
+        ),
+    ] = False,
+) -> None:
+    """Simulated throughput against the analytic models (window, line rate, Mathis, PFTK,
+    Cardwell) over a sweep, with each model's error and where its assumptions break; with
+    --sim --testbed, the simulator against the Linux testbed instead."""
+    # Measured results come from a source of tcplab.compare.SOURCES ("sim" here); a testbed
+    # source registers there and gets its own flag (--testbed), passed as compare(source=...).
+    from tcplab import compare as cmp
+
+    for option, value in (("--points", points), ("--seeds", seeds), ("--jobs", jobs)):
+        if value is not None and value < 1:
+            raise fail(f"{option} {value}: must be a whole number >= 1")
+    if testbed:  # tcplab.testbed.compare: simulator vs testbed, same schema
+        from tcplab.testbed.compare import run_from_cli
+
+        with tcplab_errors():
+            scenario = load_scenario(file, assignments or [])
+        run_from_cli(scenario, file, seeds=seeds, out=out, as_json=as_json, jobs=jobs, sweep=sweep)
+        return
+    with tcplab_errors():
+        scenario = load_scenario(file, assignments or [])
+        try:
+            sw = None if sweep is None else cmp.parse_sweep(sweep, points)
+            plan = cmp.plan_comparison(scenario, sw, seeds=seeds, app=app_name)
+            if not as_json:
+                typer.echo(f"simulating {len(plan.runs)} runs ...", err=True)
+            df = cmp.compare(plan, jobs=jobs)
+        except cmp.SweepError as e:
+            raise fail(e) from None
+    if out is not None:
+        written = cmp.write_comparison(df, out)
+        typer.echo(f"wrote {', '.join(str(p) for p in written.values())}", err=True)
+    if as_json:
+        typer.echo(json.dumps(cmp.comparison_dict(df), indent=2, allow_nan=False))
+        return
+    _print_comparison(df, file)
+
+
+def _sweep_value(v: float) -> str:
+    if v != v:  # NaN: no sweep
+        return "-"
+    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.3g}"
+
+
+def _print_comparison(df: Any, file: Path) -> None:
+    from rich.table import Table
+
+    from tcplab import compare as cmp
+
+    console = wide_console(220)
+    a = df.attrs
+    console.print(
+        f"{file}: app {a['app']!r} ({a['kind']}), sender = {a['sender_end']}; "
+        f"{len(a['seeds'])} seeds per point; {cmp.describe_targets(df)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    table = Table(title="Throughput in Mbps (model error vs simulation)", title_justify="left")
+    table.add_column(a["sweep"] or "point", justify="right")
+    for col in ("p", "sim (95% CI)", "RTO share"):
+        table.add_column(col, justify="right")
+    for label, _ in cmp.MODELS.values():
+        table.add_column(label, justify="right")
+    table.add_column("breaks", justify="left")
+    for _, r in df.iterrows():
+        sim = r["sim_mean_Bps"] * 8e-6
+        ci = r["sim_ci_Bps"] * 8e-6
+        cells = [
+            _sweep_value(r["value"]),
+            f"{r['p']:.3g}",
+            f"{sim:.3f}" + ("" if ci != ci else f" ±{ci:.3f}"),
+            f"{r['rto_share']:.0%}",
+        ]
+        for key in cmp.MODELS:
+            v, e = r[key], r[f"err_{key}"]
+            if v != v:
+                cells.append("-")
+            elif v == float("inf"):
+                cells.append("inf")
+            else:
+                cells.append(f"{v * 8e-6:.3f} ({e:+.0%})")
+        cells.append(cmp.flags_text(r) or "-")
+        table.add_row(*cells)
+    console.print(table)
+    for key, text in cmp.CRITERIA.items():
+        line = f"{cmp.FLAG_LETTERS[key]} = {key}: {text}"
+        console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
