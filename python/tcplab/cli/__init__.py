@@ -73,7 +73,7 @@ _COMMANDS = {
 #: The groups (`tcplab model ...`), listed after the commands -> the module whose `app` is the
 #: group. Mounted when named: the models pull in numpy, the studies pandas and matplotlib.
 _GROUPS = {
-    "model": "tcplab.models.cli",
+    "model": ".models",
     "study": ".study",
     "testbed": ".testbed",
     "conformance": ".conformance",
