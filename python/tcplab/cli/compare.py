@@ -7,18 +7,32 @@ Linux testbed.
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
+import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ._common import FileArg, JobsOpt, SetOpt, fail, load_scenario, tcplab_errors, wide_console
+from ._common import (
+    EXIT_RUN_FAILED,
+    FileArg,
+    JobsOpt,
+    SetOpt,
+    fail,
+    load_scenario,
+    tcplab_errors,
+    wide_console,
+)
+
+if TYPE_CHECKING:
+    from tcplab.api import Scenario
 
 app = typer.Typer()
 
 
 @app.command("compare")
 def compare_cmd(
+    ctx: typer.Context,
     file: FileArg,
     sweep: Annotated[
         str | None,
@@ -77,12 +91,17 @@ def compare_cmd(
     for option, value in (("--points", points), ("--seeds", seeds), ("--jobs", jobs)):
         if value is not None and value < 1:
             raise fail(f"{option} {value}: must be a whole number >= 1")
-    if testbed:  # tcplab.testbed.compare: simulator vs testbed, same schema
-        from tcplab.testbed.compare import run_from_cli
-
+    if testbed:
         with tcplab_errors():
             scenario = load_scenario(file, assignments or [])
-        run_from_cli(scenario, file, seeds=seeds, out=out, as_json=as_json, jobs=jobs, sweep=sweep)
+        if sweep is not None:
+            raise fail(
+                "--testbed compares the scenario as given (one point, real time); drop "
+                "--sweep or use it without --testbed"
+            )
+        if ctx.get_parameter_source("seeds").name == "DEFAULT":
+            seeds = 1  # one testbed run: it is real time
+        _compare_testbed(scenario, file, seeds=seeds, out=out, as_json=as_json, jobs=jobs)
         return
     with tcplab_errors():
         scenario = load_scenario(file, assignments or [])
@@ -152,3 +171,68 @@ def _print_comparison(df: Any, file: Path) -> None:
     for key, text in cmp.CRITERIA.items():
         line = f"{cmp.FLAG_LETTERS[key]} = {key}: {text}"
         console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
+
+
+def _compare_testbed(
+    scenario: "Scenario",
+    file: Path,
+    *,
+    seeds: int,
+    out: Path | None,
+    as_json: bool,
+    jobs: int | None,
+) -> None:
+    """`tcplab compare FILE --sim --testbed` (tcplab.testbed.compare: simulator vs testbed, the
+    same schema): run, print the table (or JSON), say where the figures are. Exits 2 (naming
+    the field or option) on what cannot run, 1 when a testbed run fails."""
+    from tcplab.testbed.compare import compare_sim_testbed, comparison_doc
+    from tcplab.testbed.errors import TestbedConfigError, TestbedError, TestbedUnavailable
+
+    def say(src: str, n: int) -> None:
+        if not as_json:
+            what = f"simulating {n} runs" if src == "sim" else f"testbed run, seed {n}"
+            typer.echo(f"{what} ...", err=True)
+
+    try:
+        df, figs = compare_sim_testbed(scenario, seeds, out, jobs=jobs, on_run=say)
+    except TestbedConfigError as e:
+        raise fail(f"the testbed cannot run this scenario: {e}") from None
+    except TestbedUnavailable as e:
+        raise fail(str(e)) from None
+    except TestbedError as e:
+        raise fail(f"testbed run failed: {e}", EXIT_RUN_FAILED) from None
+    if as_json:
+        typer.echo(json.dumps(comparison_doc(df, figs), indent=2, default=str))
+        return
+    from rich.table import Table
+
+    console = wide_console(160)
+    plan = df.attrs["plan"]
+    cfg = plan["config"]
+    console.print(
+        f"{file}: simulator vs testbed (Linux {cfg['congestion_control']}, window clamp "
+        f"{cfg['rcv_window_clamp']}), seeds {sorted(set(df['seed']))}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    table = Table(title="Simulator and testbed, mean over seeds", title_justify="left")
+    for col, just in (("metric", "left"), ("sim", "right"), ("testbed", "right"),
+                      ("testbed / sim", "right")):  # fmt: skip
+        table.add_column(col, justify=just)
+    for r in df.attrs["side_by_side"]:
+        label = r["label"] + (f" ({r['unit']})" if r["unit"] else "")
+        cells = [_fmt(r["sim"]), _fmt(r["testbed"]), _fmt(r["testbed_over_sim"], 3)]
+        table.add_row(label, *cells)
+    console.print(table)
+    seen = df.loc[df["source"] == "testbed", "max_rcv_window_seen"].tolist()
+    console.print(f"window offered to the testbed's sender: {seen}", highlight=False)
+    for note in plan["approximations"]:
+        console.print(f"approximated: {note}", style="dim", highlight=False, soft_wrap=True)
+    for name, path in figs.items():
+        console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
+
+
+def _fmt(v: Any, digits: int = 6) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:.{digits}g}"
