@@ -38,6 +38,14 @@ def fail(err: object, code: int = EXIT_USER_ERROR, *, prefix: str = "") -> typer
     return typer.Exit(code)
 
 
+def command_group(name: str, help: str, **settings: Any) -> typer.Typer:
+    """The app of a command group, `tcplab NAME COMMAND ...`: called bare it prints its help
+    (unless `settings` say otherwise), and it offers no shell-completion options (nor does
+    `tcplab`)."""
+    settings = {"no_args_is_help": True, "add_completion": False, **settings}
+    return typer.Typer(name=name, help=help, **settings)
+
+
 @contextmanager
 def tcplab_errors() -> Iterator[None]:
     """Turn a TcplabError into `error: ...` on stderr and exit status 2."""
@@ -116,15 +124,19 @@ SeedOpt = Annotated[
 SummaryJsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
 ]
-RunOutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--out",
-        file_okay=False,
-        help="Write summary.json, scenario.json and traces (Parquet) to this directory.",
-        show_default=False,
-    ),
-]
+
+
+def out_dir_option(help: str) -> Any:
+    """The type of an ``--out DIR`` option: a directory (not a file) that the command writes
+    into, `help` saying what it writes there."""
+    return Annotated[
+        Path | None, typer.Option("--out", file_okay=False, help=help, show_default=False)
+    ]
+
+
+RunOutOpt = out_dir_option(
+    "Write summary.json, scenario.json and traces (Parquet) to this directory."
+)
 JobsOpt = Annotated[
     int | None,
     typer.Option(

@@ -20,6 +20,7 @@ from ._common import (
     SetOpt,
     fail,
     load_scenario,
+    out_dir_option,
     tcplab_errors,
     wide_console,
 )
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from tcplab.api import Scenario
 
 app = typer.Typer()
+
+OutOpt = out_dir_option("Write compare.csv, compare.json and the figure (compare.png/.svg) here.")
 
 
 @app.command("compare")
@@ -58,15 +61,7 @@ def compare_cmd(
         ),
     ] = None,
     jobs: JobsOpt = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write compare.csv, compare.json and the figure (compare.png/.svg) here.",
-            show_default=False,
-        ),
-    ] = None,
+    out: OutOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     assignments: SetOpt = None,
     sim: Annotated[

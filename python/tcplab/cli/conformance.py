@@ -19,19 +19,26 @@ made (switch one of ns-2's defaults: ``--ns-tcl "Agent/TCP set tcpTick_ 0.001"``
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ._common import JobsOpt, JsonOpt, SetOpt, fail, parse_assignment, wide_console
-
-app = typer.Typer(
-    name="conformance",
-    help="Compare tcplab with a reference implementation run live (ns-2).",
-    no_args_is_help=True,
-    add_completion=False,
+from ._common import (
+    JobsOpt,
+    JsonOpt,
+    SetOpt,
+    command_group,
+    fail,
+    out_dir_option,
+    parse_assignment,
+    wide_console,
 )
+
+app = command_group(
+    "conformance", "Compare tcplab with a reference implementation run live (ns-2)."
+)
+
+OutOpt = out_dir_option("Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.")
 
 _OPTIONS = {"probabilities": "--loss", "delays_ms": "--delay", "rate_mbps": "--rate",
             "pktsize": "--packet-size", "window": "--window", "seeds": "--seeds"}  # fmt: skip
@@ -91,15 +98,7 @@ def ns2_cmd(
             "--ns-tcl", help="Tcl run in ns-2 before the agents are made.", show_default=False
         ),  # fmt: skip
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.",
-            show_default=False,
-        ),  # fmt: skip
-    ] = None,
+    out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the chain grid in ns-2 and in tcplab and compare them cell by cell."""

@@ -33,14 +33,13 @@ from tcplab.models.limits import (
 from tcplab.models.mathis import mathis_constant, mathis_throughput
 from tcplab.models.pftk import pftk_approx_throughput, pftk_throughput
 
+from ._common import FileArg, command_group
 from .models_output import emit, rate_line, scenario_report
 
-app = typer.Typer(
-    name="model",
-    help="Analytic TCP models: BER->PER, line-rate and window limits, Mathis, PFTK, "
+app = command_group(
+    "model",
+    "Analytic TCP models: BER->PER, line-rate and window limits, Mathis, PFTK, "
     "Cardwell latency, download-time estimate.",
-    no_args_is_help=True,
-    add_completion=False,
 )
 
 
@@ -693,16 +692,7 @@ def model_main(
 
 @app.command("scenario")
 def scenario_cmd(
-    file: Annotated[
-        Path,
-        typer.Argument(
-            exists=True,
-            dir_okay=False,
-            readable=True,
-            help="Scenario file (TOML).",
-            show_default=False,
-        ),
-    ],
+    file: FileArg,
     app_name: ScenarioAppOpt = None,
     assignments: ScenarioSetOpt = None,
     as_json: JsonOpt = False,

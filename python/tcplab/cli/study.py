@@ -28,17 +28,29 @@ import typer
 from tcplab.errors import TcplabError
 from tcplab.studies import UnknownStudyError, get, studies
 
-from ._common import JobsOpt, SchedulerOpt, StoreOpt, fail, say_interrupted, wide_console
+from ._common import (
+    JobsOpt,
+    SchedulerOpt,
+    StoreOpt,
+    command_group,
+    fail,
+    out_dir_option,
+    say_interrupted,
+    wide_console,
+)
 
-app = typer.Typer(
-    name="study",
-    help="Reproduce a published study: tcplab study NAME [--out DIR], or --list.",
+app = command_group(
+    "study",
+    "Reproduce a published study: tcplab study NAME [--out DIR], or --list.",
     invoke_without_command=True,
     no_args_is_help=False,
     subcommand_metavar="",
-    add_completion=False,
     # options may follow the study name: `tcplab study sarkar2022 --out DIR`
     context_settings={"allow_interspersed_args": True},
+)
+
+OutOpt = out_dir_option(
+    "Write report.html, results.parquet, summary.json and figures/ here (default: out/NAME)."
 )
 
 
@@ -74,16 +86,7 @@ def study(
         ),
     ] = None,
     jobs: JobsOpt = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write report.html, results.parquet, summary.json and figures/ here "
-            "(default: out/NAME).",
-            show_default=False,
-        ),
-    ] = None,
+    out: OutOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json's content instead of tables.")
     ] = False,

@@ -30,15 +30,14 @@ from ._common import (
     SeedOpt,
     SetOpt,
     SummaryJsonOpt,
+    command_group,
     fail,
     load_scenario,
 )
 
-app = typer.Typer(
-    name="testbed",
-    help="Run a scenario on the Linux testbed (real TCP through the impairment forwarder).",
-    no_args_is_help=True,
-    add_completion=False,
+app = command_group(
+    "testbed",
+    "Run a scenario on the Linux testbed (real TCP through the impairment forwarder).",
 )
 
 
