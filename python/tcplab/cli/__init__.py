@@ -1,25 +1,26 @@
-"""The `tcplab` command: the app, its entry point `main`, and the table of every command.
+"""The `tcplab` command: the app, its entry point `main`, and where each command is defined.
 
-    tcplab run FILE [--seed N] [--json] [--out DIR] [--plot DIR] [--set key=value ...]   (run.py)
-    tcplab validate FILE [--set key=value ...] [--normalized]                           (run.py)
+    tcplab run FILE [--seed N] [--json] [--out DIR] [--plot DIR] [--set key=value ...]
+    tcplab validate FILE [--set key=value ...] [--normalized]
     tcplab compare FILE [--sweep ber=1e-8..1e-4] [--points N] [--seeds N] [--out DIR] [--json]
-    tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]            (compare.py)
+    tcplab compare FILE --sim --testbed [--seeds N] [--out DIR] [--json]
     tcplab sweep FILE --grid PATH=VALUES ... --seeds 1..N --store DIR [--scheduler ...]
     tcplab results DIR [--sql QUERY] [--csv | --json]
     tcplab plot STORE --x PATH --y COLUMN [--hue PATH] [--logx]
-    tcplab plot RUN_DIR [--out DIR]                                                   (sweep.py)
-    tcplab variants [--json]                                                            (run.py)
-    tcplab schema [--json | --markdown]                                                 (run.py)
-    tcplab version                                                                      (run.py)
-    tcplab model ...     the analytic models                                         (models.py)
-    tcplab study ...     the reproduced studies                                       (study.py)
-    tcplab testbed ...   run FILE, cleanup; Linux and root                          (testbed.py)
-    tcplab conformance ns2 [--grid full|reduced]   against ns-2.35              (conformance.py)
+    tcplab plot RUN_DIR [--out DIR]
+    tcplab variants [--json]
+    tcplab schema [--json | --markdown]
+    tcplab version
+    tcplab model ...     the analytic models
+    tcplab study ...     the reproduced studies
+    tcplab testbed ...   run FILE, cleanup; Linux and root
+    tcplab conformance ns2 [--grid full|reduced]   (against ns-2.35, where `ns` is installed)
 
-Each module declares its commands on its own ``app`` (a typer.Typer; a group's module, such as
-models.py, is the group); the tables below name them, and a module is imported only when one
-of its commands runs. What they share (exit statuses, the ``error:`` line, option types,
-``--set``) is in _common.py. Nothing outside this package imports it.
+Each module of this package declares its commands on its own ``app`` (a typer.Typer; a group's
+module, such as models.py, is the group), and the tables _COMMANDS and _GROUPS below name the
+module of each command: it is imported only when one of its commands runs. What the commands
+share (exit statuses, the ``error:`` line, option types, ``--set``) is in _common.py. Nothing
+outside this package imports it.
 
 A tcplab error (bad scenario, internal error) prints ``error: <message>`` on stderr and exits
 with status 2, without a traceback; Ctrl-C and SIGTERM print ``interrupted`` (130, 143).
