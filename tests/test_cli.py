@@ -11,7 +11,8 @@ import pytest
 import tcplab
 from conftest import assert_results_identical
 from tcplab import Result, Scenario
-from tcplab.cli import app, parse_assignment
+from tcplab.cli import app
+from tcplab.cli._common import parse_assignment
 from typer.testing import CliRunner
 
 runner = CliRunner()

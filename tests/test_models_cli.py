@@ -1,4 +1,4 @@
-"""Tests for ``tcplab model ...`` (tcplab.models.cli) and its unit parser."""
+"""Tests for ``tcplab model ...`` (tcplab.cli.models) and its unit parser."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import re
 
 import pytest
+from tcplab.cli.models import app
 from tcplab.models import units
-from tcplab.models.cli import app
 from typer.testing import CliRunner
 
 runner = CliRunner()

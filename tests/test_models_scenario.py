@@ -20,7 +20,7 @@ import tcplab
 from conftest import ROOT
 from tcplab import analytic, models
 from tcplab.cli import app as tcplab_app
-from tcplab.models.cli import app as model_app
+from tcplab.cli.models import app as model_app
 from typer.testing import CliRunner
 
 runner = CliRunner()

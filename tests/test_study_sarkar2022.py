@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 import tcplab
 from tcplab import models
+from tcplab.cli.study import app as study_app
 from tcplab.report.timeseq import classify_exchange, first_loss_window, packet_exchange
 from tcplab.studies import StudyResult, get
 from tcplab.studies import sarkar2022 as s22
-from tcplab.studies.cli import app as study_app
 from typer.testing import CliRunner
 
 N = 10_000_000 / 1460  # section 4.1: 6849.32 segments

@@ -29,8 +29,8 @@ __all__ = [
     "METRICS",
     "compare_sim_testbed",
     "metrics_of",
+    "comparison_doc",
     "plot_cwnd",
-    "run_from_cli",
     "side_by_side",
 ]
 
@@ -219,18 +219,26 @@ def compare_sim_testbed(
         figures[name] = save_figure(fig, outdir, name)["png"]
     if out is not None:
         df.to_csv(outdir / "sim_testbed.csv", index=False)
-        doc = {
-            "runs": df.to_dict("records"),
-            "side_by_side": sbs.to_dict("records"),
-            "plan": first.to_dict(),
-        }
         (outdir / "sim_testbed.json").write_text(
-            json.dumps(_finite(doc), indent=2, default=str) + "\n"
+            json.dumps(comparison_doc(df), indent=2, default=str) + "\n"
         )
         for src, results in (("sim", sims), ("testbed", tbs)):
             for s, r in zip(seeds_, results, strict=True):
                 r.to_dir(outdir / src / f"seed-{s}")
     return df, figures
+
+
+def comparison_doc(df: pd.DataFrame, figures: dict[str, Path] | None = None) -> dict[str, Any]:
+    """A comparison of `compare_sim_testbed` as JSON takes it: the runs, the means side by
+    side, the testbed plan and, if given, the figures' paths; inf and NaN become None."""
+    doc: dict[str, Any] = {
+        "runs": df.to_dict("records"),
+        "side_by_side": df.attrs["side_by_side"],
+        "plan": df.attrs["plan"],
+    }
+    if figures is not None:
+        doc["figures"] = {k: str(v) for k, v in figures.items()}
+    return _finite(doc)
 
 
 def _finite(v: Any) -> Any:
@@ -241,111 +249,3 @@ def _finite(v: Any) -> Any:
     if isinstance(v, list | tuple):
         return [_finite(x) for x in v]
     return v
-
-
-def run_from_cli(
-    scenario: Scenario,
-    file: Path,
-    *,
-    seeds: int,
-    out: Path | None,
-    as_json: bool,
-    jobs: int | None = None,
-    sweep: str | None = None,
-) -> None:
-    """`tcplab compare FILE --sim --testbed`: run, print the table (or JSON), say where the
-    figures are. Exits 2 (naming the field or option) on what cannot run."""
-    import typer
-
-    from .errors import TestbedConfigError, TestbedError, TestbedUnavailable
-
-    if sweep is not None:
-        typer.echo(
-            "error: --testbed compares the scenario as given (one point, real time); drop "
-            "--sweep or use it without --testbed",
-            err=True,
-        )
-        raise typer.Exit(2)
-    if _seeds_defaulted():  # --seeds not given: one testbed run (it is real time)
-        seeds = 1
-
-    def say(src: str, n: int) -> None:
-        if not as_json:
-            what = f"simulating {n} runs" if src == "sim" else f"testbed run, seed {n}"
-            typer.echo(f"{what} ...", err=True)
-
-    try:
-        df, figs = compare_sim_testbed(scenario, seeds, out, jobs=jobs, on_run=say)
-    except TestbedConfigError as e:
-        typer.echo(f"error: the testbed cannot run this scenario: {e}", err=True)
-        raise typer.Exit(2) from None
-    except TestbedUnavailable as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
-    except TestbedError as e:
-        typer.echo(f"error: testbed run failed: {e}", err=True)
-        raise typer.Exit(1) from None
-    if as_json:
-        doc = {
-            "runs": df.to_dict("records"),
-            "side_by_side": df.attrs["side_by_side"],
-            "plan": df.attrs["plan"],
-            "figures": {k: str(v) for k, v in figs.items()},
-        }
-        typer.echo(json.dumps(_finite(doc), indent=2, default=str))
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)
-    plan = df.attrs["plan"]
-    cfg = plan["config"]
-    console.print(
-        f"{file}: simulator vs testbed (Linux {cfg['congestion_control']}, window clamp "
-        f"{cfg['rcv_window_clamp']}), seeds {sorted(set(df['seed']))}",
-        highlight=False,
-        soft_wrap=True,
-    )
-    table = Table(title="Simulator and testbed, mean over seeds", title_justify="left")
-    for col, just in (("metric", "left"), ("sim", "right"), ("testbed", "right"),
-                      ("testbed / sim", "right")):  # fmt: skip
-        table.add_column(col, justify=just)
-    for r in df.attrs["side_by_side"]:
-        label = r["label"] + (f" ({r['unit']})" if r["unit"] else "")
-        cells = [_fmt(r["sim"]), _fmt(r["testbed"]), _fmt(r["testbed_over_sim"], 3)]
-        table.add_row(label, *cells)
-    console.print(table)
-    seen = df.loc[df["source"] == "testbed", "max_rcv_window_seen"].tolist()
-    console.print(f"window offered to the testbed's sender: {seen}", highlight=False)
-    for note in plan["approximations"]:
-        console.print(f"approximated: {note}", style="dim", highlight=False, soft_wrap=True)
-    for name, path in figs.items():
-        console.print(f"{name}: {path}", highlight=False, soft_wrap=True)
-
-
-def _seeds_defaulted() -> bool:
-    """Whether the running command's --seeds was left at its default (click's context; typer
-    vendors click as typer._click)."""
-    import importlib
-
-    for mod in ("click", "typer._click.globals"):
-        try:
-            ctx = importlib.import_module(mod).get_current_context(silent=True)
-        except (ImportError, AttributeError):
-            continue
-        if ctx is None:  # a click installed beside typer's vendored one (dask brings it)
-            continue
-        try:
-            src = ctx.get_parameter_source("seeds")
-        except (AttributeError, KeyError):
-            return False
-        return src is not None and src.name == "DEFAULT"
-    return False
-
-
-def _fmt(v: Any, digits: int = 6) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    return f"{v:.{digits}g}"

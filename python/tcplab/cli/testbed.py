@@ -12,8 +12,7 @@ field) and what it approximates is listed. ``--dry-run`` prints the mapping with
 ``cleanup`` removes namespaces, interfaces and processes left by an interrupted run.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
 import os
 import platform
@@ -22,24 +21,24 @@ from typing import Annotated
 
 import typer
 
-from tcplab.cli_options import FileArg, RunOutOpt, SeedOpt, SetOpt, SummaryJsonOpt
+from tcplab.testbed.errors import TestbedConfigError, TestbedError, TestbedUnavailable
 
-from .errors import TestbedConfigError, TestbedError, TestbedUnavailable
-
-app = typer.Typer(
-    name="testbed",
-    help="Run a scenario on the Linux testbed (real TCP through the impairment forwarder).",
-    no_args_is_help=True,
-    add_completion=False,
+from ._common import (
+    EXIT_RUN_FAILED,
+    FileArg,
+    RunOutOpt,
+    SeedOpt,
+    SetOpt,
+    SummaryJsonOpt,
+    command_group,
+    fail,
+    load_scenario,
 )
 
-EXIT_USER_ERROR = 2
-EXIT_RUN_FAILED = 1
-
-
-def _fail(message: str, code: int = EXIT_USER_ERROR) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+app = command_group(
+    "testbed",
+    "Run a scenario on the Linux testbed (real TCP through the impairment forwarder).",
+)
 
 
 @app.command("run")
@@ -71,19 +70,17 @@ def run_cmd(
 ) -> None:
     """Run a scenario on the testbed and print its summary (the layout of `tcplab run`)."""
     from tcplab import errors
-    from tcplab.cli import _load
-
-    from . import plan as tb_plan
-    from . import result as tb_result
+    from tcplab.testbed import plan as tb_plan
+    from tcplab.testbed import result as tb_result
 
     try:
-        scenario = _load(file, assignments or [])
+        scenario = load_scenario(file, assignments or [])
         extra = {"pcap_path": str(pcap)} if pcap is not None else {}
         p = tb_plan.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
     except TestbedConfigError as e:  # a TcplabError too: caught first, for its wording
-        raise _fail(f"the testbed cannot run this scenario: {e}") from None
+        raise fail(f"the testbed cannot run this scenario: {e}") from None
     except errors.TcplabError as e:
-        raise _fail(str(e)) from None
+        raise fail(str(e)) from None
     if dry_run:
         typer.echo(json.dumps(p.to_dict(), indent=2))
         return
@@ -93,12 +90,11 @@ def run_cmd(
     try:
         result = tb_result.run_plan(scenario if seed is None else scenario.with_seed(seed), p)
     except TestbedUnavailable as e:
-        raise _fail(str(e)) from None
+        raise fail(str(e)) from None
     except TestbedConfigError as e:
-        raise _fail(f"the testbed cannot run this scenario: {e}") from None
+        raise fail(f"the testbed cannot run this scenario: {e}") from None
     except TestbedError as e:
-        notes = "".join(f"\n  ({n})" for n in getattr(e, "__notes__", ()))
-        raise _fail(f"testbed run failed: {e}{notes}", EXIT_RUN_FAILED) from None
+        raise fail(e, EXIT_RUN_FAILED, prefix="testbed run failed: ") from None
     if out is not None:
         written = result.to_dir(out)
         typer.echo(f"wrote {written}", err=True)
@@ -141,16 +137,16 @@ def cleanup_cmd(
     so that a run in progress on a shared machine is left alone."""
     import re
 
-    from .netns import PREFIX, cleanup, list_namespaces
+    from tcplab.testbed.netns import PREFIX, cleanup, list_namespaces
 
     if run_id is not None and not re.fullmatch(r"[a-z0-9]{1,8}", run_id):
-        raise _fail(f"--run-id {run_id!r}: a run id is 1 to 8 lowercase letters or digits")
+        raise fail(f"--run-id {run_id!r}: a run id is 1 to 8 lowercase letters or digits")
     if run_id is not None and everything:
-        raise _fail("--run-id and --all: choose one")
+        raise fail("--run-id and --all: choose one")
     if platform.system() != "Linux":
-        raise _fail(f"the testbed needs Linux network namespaces; this is {platform.system()}")
+        raise fail(f"the testbed needs Linux network namespaces; this is {platform.system()}")
     if os.geteuid() != 0:
-        raise _fail("removing network namespaces needs root (CAP_SYS_ADMIN); run as root")
+        raise fail("removing network namespaces needs root (CAP_SYS_ADMIN); run as root")
     if run_id is not None:
         gone = cleanup(f"{PREFIX}{run_id}-")
     else:

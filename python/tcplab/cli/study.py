@@ -18,31 +18,40 @@ interrupted study resumes. ``--scheduler`` runs the simulations on a Dask cluste
 root: real TCP through the impairment forwarder, in real time).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from tcplab.cli_options import JobsOpt, SchedulerOpt, StoreOpt, say_interrupted
 from tcplab.errors import TcplabError
+from tcplab.studies import UnknownStudyError, get, studies
 
-from . import UnknownStudyError, get, studies
+from ._common import (
+    JobsOpt,
+    SchedulerOpt,
+    StoreOpt,
+    command_group,
+    fail,
+    out_dir_option,
+    say_interrupted,
+    wide_console,
+)
 
-app = typer.Typer(
-    name="study",
-    help="Reproduce a published study: tcplab study NAME [--out DIR], or --list.",
+app = command_group(
+    "study",
+    "Reproduce a published study: tcplab study NAME [--out DIR], or --list.",
     invoke_without_command=True,
     no_args_is_help=False,
     subcommand_metavar="",
-    add_completion=False,
     # options may follow the study name: `tcplab study sarkar2022 --out DIR`
     context_settings={"allow_interspersed_args": True},
 )
 
-EXIT_USER_ERROR = 2
+OutOpt = out_dir_option(
+    "Write report.html, results.parquet, summary.json and figures/ here (default: out/NAME)."
+)
 
 
 def _print_list(as_json: bool) -> None:
@@ -77,16 +86,7 @@ def study(
         ),
     ] = None,
     jobs: JobsOpt = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write report.html, results.parquet, summary.json and figures/ here "
-            "(default: out/NAME).",
-            show_default=False,
-        ),
-    ] = None,
+    out: OutOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json's content instead of tables.")
     ] = False,
@@ -135,14 +135,12 @@ def study(
     try:
         st = get(name)
     except UnknownStudyError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_USER_ERROR) from None
+        raise fail(str(e)) from None
     options: dict[str, Any] = {}
     for text in option or []:
         key, sep, value = text.partition("=")
         if not sep or not key.strip():
-            typer.echo(f"error: --option {text!r}: expected NAME=VALUE", err=True)
-            raise typer.Exit(EXIT_USER_ERROR)
+            raise fail(f"--option {text!r}: expected NAME=VALUE")
         options[key.strip()] = value.strip()
     for key, value in (
         ("testbed", True if testbed else None),
@@ -155,8 +153,7 @@ def study(
         opts = st.resolve_options(options)
         st.check_options(opts)
     except Exception as e:  # an unknown option, a bad value, or a part that cannot run here
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_USER_ERROR) from None
+        raise fail(str(e)) from None
     outdir = out if out is not None else Path("out") / st.name
     try:
         res = st.run(
@@ -169,8 +166,7 @@ def study(
             scheduler=scheduler,
         )
     except TcplabError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_USER_ERROR) from None
+        raise fail(str(e)) from None
     except KeyboardInterrupt:
         msg = "; the runs that finished are in the store: run again to resume" if store else ""
         raise say_interrupted(msg) from None
@@ -179,12 +175,9 @@ def study(
         summary["report"] = str(res.report_path)
         typer.echo(json.dumps(summary, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    if not console.is_terminal:  # a pipe or a file: do not fold the table into 80 columns
-        console = Console(width=220)
+    console = wide_console(220)
     main = st.summary_table(res)
     if main is not None:
         from tcplab.report.html import fmt_number

@@ -1,4 +1,5 @@
-"""``tcplab sweep``, ``tcplab results`` and ``tcplab plot`` (added to the main command).
+"""``tcplab sweep``, ``tcplab results`` and ``tcplab plot``: a grid of runs into a results store,
+and what the store (or one run's directory) holds.
 
 tcplab sweep FILE --grid PATH=VALUES [--grid ...] [--zip] --seeds 1..20 --store DIR
              [--jobs N] [--scheduler local:N | tcp://HOST:PORT] [--set PATH=VALUE] [--json]
@@ -6,7 +7,7 @@ tcplab results DIR [--sql "SELECT ..."] [--csv | --json]
 tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--where COND] [--out FILE]
 """
 
-# No `from __future__ import annotations`: see tcplab.cli.
+# No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
 import sys
 from pathlib import Path
@@ -15,9 +16,20 @@ from typing import Annotated, Any
 import typer
 
 from tcplab import errors
-from tcplab.cli_options import JobsOpt, SchedulerOpt, SetOpt, StoreOpt, say_interrupted
 
-EXIT_USER_ERROR = 2
+from ._common import (
+    JobsOpt,
+    SchedulerOpt,
+    SetOpt,
+    StoreOpt,
+    echo_figures,
+    fail,
+    parse_assignment,
+    say_interrupted,
+    wide_console,
+)
+
+app = typer.Typer()
 
 StoreArg = Annotated[
     Path,
@@ -25,19 +37,12 @@ StoreArg = Annotated[
 ]
 
 
-def _fail(err: BaseException) -> typer.Exit:
-    typer.echo(f"error: {err}", err=True)
-    for note in getattr(err, "__notes__", ()):
-        typer.echo(f"  ({note})", err=True)
-    return typer.Exit(EXIT_USER_ERROR)
-
-
 def _open_store(path: Path) -> Any:
-    from .store import Store
+    from tcplab.sweep.store import Store
 
     st = Store(path)
     if not st.exists():
-        raise _fail(
+        raise fail(
             errors._make(
                 errors.InvalidValueError,
                 f"{path}: no tcplab store here (a store is made by tcplab sweep ... --store DIR)",
@@ -48,6 +53,7 @@ def _open_store(path: Path) -> Any:
     return st
 
 
+@app.command("sweep")
 def sweep_cmd(
     file: Annotated[
         Path,
@@ -90,14 +96,11 @@ def sweep_cmd(
     ] = False,
 ) -> None:
     """Run a grid of scenarios x seeds into a resumable results store."""
-    from tcplab.cli import parse_assignment
-
-    from . import Sweep
-    from .grid import parse_axis
+    from tcplab.sweep import Sweep
+    from tcplab.sweep.grid import parse_axis
 
     if store is None:
-        typer.echo("error: --store DIR is required: the directory that keeps the rows", err=True)
-        raise typer.Exit(EXIT_USER_ERROR)
+        raise fail("--store DIR is required: the directory that keeps the rows")
     try:
         axes = [parse_axis(g) for g in grid or []]
         overrides = dict(parse_assignment(a) for a in assignments or [])
@@ -106,7 +109,7 @@ def sweep_cmd(
         )
         out = sw.run(store=store, scheduler=scheduler, jobs=jobs, progress=not as_json)
     except errors.TcplabError as e:
-        raise _fail(e) from None
+        raise fail(e) from None
     except KeyboardInterrupt:
         raise say_interrupted(
             ": the runs that finished are in the store; run again to resume"
@@ -136,14 +139,11 @@ def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
     if as_json:
         typer.echo(df.to_json(orient="records", indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
     from tcplab.report.html import fmt_number
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(120, 16 * len(df.columns)))
+    console = wide_console(max(120, 16 * len(df.columns)))
     table = Table(title_justify="left")
     for col in df.columns:
         table.add_column(str(col), justify="right")
@@ -152,6 +152,7 @@ def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
     console.print(table)
 
 
+@app.command("results")
 def results_cmd(
     directory: StoreArg,
     sql: Annotated[
@@ -162,19 +163,19 @@ def results_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records.")] = False,
 ) -> None:
     """Print a store's rows: a query's, or per grid point the mean and 95 % CI over seeds."""
-    from .summary import store_summary
+    from tcplab.sweep.summary import store_summary
 
     if as_csv and as_json:
-        typer.echo("error: --csv and --json: choose one output format", err=True)
-        raise typer.Exit(EXIT_USER_ERROR)
+        raise fail("--csv and --json: choose one output format")
     st = _open_store(directory)
     try:
         df = st.sql(sql) if sql else store_summary(st)
     except errors.TcplabError as e:
-        raise _fail(e) from None
+        raise fail(e) from None
     _print_frame(df, as_csv=as_csv, as_json=as_json)
 
 
+@app.command("plot")
 def plot_cmd(
     directory: Annotated[
         Path,
@@ -223,11 +224,11 @@ def plot_cmd(
         store_only |= {"--logx": logx or None, "--logy": logy or None}
         _plot_run_dir(directory, out, store_only)
         return
-    from .store import Store
-    from .summary import plot_store
+    from tcplab.sweep.store import Store
+    from tcplab.sweep.summary import plot_store
 
     if not Store(directory).exists():
-        raise _fail(
+        raise fail(
             errors._make(
                 errors.InvalidValueError,
                 f"{directory}: neither a run directory (tcplab run --out DIR writes one) nor "
@@ -239,7 +240,7 @@ def plot_cmd(
     st = _open_store(directory)
     for option, value in (("--x", x), ("--y", y)):
         if value is None:
-            raise _fail(
+            raise fail(
                 errors._make(
                     errors.MissingFieldError,
                     f"{option}: missing; a store's plot needs --x GRID_PATH and --y COLUMN",
@@ -251,7 +252,7 @@ def plot_cmd(
     try:
         paths = plot_store(st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target)
     except errors.TcplabError as e:
-        raise _fail(e) from None
+        raise fail(e) from None
     typer.echo(f"wrote {paths['png']} and {paths['svg']}", err=True)
 
 
@@ -261,7 +262,7 @@ def _plot_run_dir(directory: Path, out: Path | None, store_only: dict[str, Any])
 
     given = [k for k, v in store_only.items() if v is not None]
     if given:
-        raise _fail(
+        raise fail(
             errors._make(
                 errors.InvalidValueError,
                 f"{given[0]}: not for a run directory ({directory} holds one run); "
@@ -273,12 +274,5 @@ def _plot_run_dir(directory: Path, out: Path | None, store_only: dict[str, Any])
         result = Result.from_dir(directory)
         paths = result.plot(out if out is not None else directory / "plots")
     except errors.TcplabError as e:
-        raise _fail(e) from None
-    for name, by_format in paths.items():
-        typer.echo(f"wrote {by_format['png']} and {by_format['svg']} ({name})", err=True)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("sweep")(sweep_cmd)
-    app.command("results")(results_cmd)
-    app.command("plot")(plot_cmd)
+        raise fail(e) from None
+    echo_figures(paths)

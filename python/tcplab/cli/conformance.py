@@ -17,25 +17,28 @@ deliver the same bytes).
 made (switch one of ns-2's defaults: ``--ns-tcl "Agent/TCP set tcpTick_ 0.001"``).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tcplab.cli_options import JobsOpt, JsonOpt, SetOpt
-
-app = typer.Typer(
-    name="conformance",
-    help="Compare tcplab with a reference implementation run live (ns-2).",
-    no_args_is_help=True,
-    add_completion=False,
+from ._common import (
+    JobsOpt,
+    JsonOpt,
+    SetOpt,
+    command_group,
+    fail,
+    out_dir_option,
+    parse_assignment,
+    wide_console,
 )
 
-EXIT_USER_ERROR = 2
+app = command_group(
+    "conformance", "Compare tcplab with a reference implementation run live (ns-2)."
+)
 
+OutOpt = out_dir_option("Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.")
 
 _OPTIONS = {"probabilities": "--loss", "delays_ms": "--delay", "rate_mbps": "--rate",
             "pktsize": "--packet-size", "window": "--window", "seeds": "--seeds"}  # fmt: skip
@@ -95,22 +98,12 @@ def ns2_cmd(
             "--ns-tcl", help="Tcl run in ns-2 before the agents are made.", show_default=False
         ),  # fmt: skip
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            file_okay=False,
-            help="Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.",
-            show_default=False,
-        ),  # fmt: skip
-    ] = None,
+    out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the chain grid in ns-2 and in tcplab and compare them cell by cell."""
-    from tcplab.cli import parse_assignment
+    from tcplab.conformance import ns2
     from tcplab.errors import TcplabError
-
-    from . import ns2
 
     try:
         g = ns2.grid_named(
@@ -126,14 +119,12 @@ def ns2_cmd(
     except (ValueError, ns2.Ns2Unavailable) as e:
         field, sep, rest = str(e).partition(":")
         option = _OPTIONS.get(field, field)
-        typer.echo(f"error: {option}{sep}{rest}", err=True)
-        raise typer.Exit(EXIT_USER_ERROR) from None
+        raise fail(f"{option}{sep}{rest}") from None
     overrides = dict(parse_assignment(a) for a in assignments or [])
     try:
         sim = ns2.run_tcplab(g, jobs=jobs, overrides=overrides or None, paired=paired)
     except TcplabError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_USER_ERROR) from None
+        raise fail(str(e)) from None
     ref = ns2.run_ns2(g, jobs=jobs, extra_tcl=ns_tcl)
     cells = ns2.compare(ref, sim, paired=paired)
     summary = ns2.verdict(cells)
@@ -146,7 +137,6 @@ def ns2_cmd(
     if as_json:
         typer.echo(json.dumps({"verdict": summary, "cells": cells.to_dict("records")}, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"tcplab ns2 profile vs ns-2.35, {g.seeds} seeds per cell"
@@ -166,10 +156,7 @@ def ns2_cmd(
             f"{d['ns2.fast_retransmits']:.1f}", f"{d['tcplab.fast_retransmits']:.1f}",
             *([f"{d['identical']}/{g.seeds}"] if paired else []),
         )  # fmt: skip
-    console = Console()
-    if not console.is_terminal:  # a pipe or a file: do not fold the table into 80 columns
-        console = Console(width=160)
-    console.print(table)
+    wide_console(160).print(table)
     typer.echo(
         f"goodput within 5 %: {summary['goodput_within_5pct']} of {summary['cells']} cells; "
         f"mean |ratio - 1| {100 * summary['mean_abs_ratio_minus_1']:.1f} %, "

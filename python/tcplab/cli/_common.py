@@ -1,0 +1,176 @@
+"""What every command shares: the exit statuses, the one way a command says ``error: ...``, the
+argument and option types, ``--set`` assignments and the scenario they change."""
+
+# No `from __future__ import annotations` in this package: see tcplab.cli.
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from tcplab import errors
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tcplab.api import Scenario
+
+#: A mistake of the user's: a bad scenario, option or value, a file that cannot be read or
+#: written. Also every usage error click reports.
+EXIT_USER_ERROR = 2
+#: `tcplab run --strict`: an application did not finish.
+EXIT_INCOMPLETE = 3
+#: A testbed run that started and failed (the machine, not the scenario).
+EXIT_RUN_FAILED = 1
+#: Ctrl-C (SIGINT), and SIGTERM, as a shell reports them.
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+def fail(err: object, code: int = EXIT_USER_ERROR, *, prefix: str = "") -> typer.Exit:
+    """Print ``error: <prefix><err>`` on stderr, then each note an exception `err` carries
+    (``  (<note>)``: what it was doing when it failed), and return the Exit with `code` for the
+    caller to raise. A message given as text has no notes."""
+    typer.echo(f"error: {prefix}{err}", err=True)
+    for note in getattr(err, "__notes__", ()):
+        typer.echo(f"  ({note})", err=True)
+    return typer.Exit(code)
+
+
+def command_group(name: str, help: str, **settings: Any) -> typer.Typer:
+    """The app of a command group, `tcplab NAME COMMAND ...`: called bare it prints its help
+    (unless `settings` say otherwise), and it offers no shell-completion options (nor does
+    `tcplab`)."""
+    settings = {"no_args_is_help": True, "add_completion": False, **settings}
+    return typer.Typer(name=name, help=help, **settings)
+
+
+@contextmanager
+def tcplab_errors() -> Iterator[None]:
+    """Turn a TcplabError into `error: ...` on stderr and exit status 2."""
+    try:
+        yield
+    except errors.TcplabError as e:
+        raise fail(e) from None
+
+
+class _Interrupted:
+    said = False
+
+
+def say_interrupted(detail: str = "") -> typer.Exit:
+    """Print ``interrupted<detail>`` on stderr once and return the Exit (status 130) to raise;
+    the entry point then does not print it again (it sets 143 for SIGTERM)."""
+    _Interrupted.said = True
+    typer.echo(f"interrupted{detail}", err=True)
+    return typer.Exit(EXIT_INTERRUPTED)
+
+
+def interrupted_said() -> bool:
+    return _Interrupted.said
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """``key=value`` -> (key, value). The value is read as a TOML value when it is one
+    (``536``, ``0.01``, ``true``, ``{model="per", p=0.01}``), else taken as text (``10Mbps``)."""
+    import tomllib
+
+    key, sep, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key:
+        raise typer.BadParameter(f"expected key=value, got {text!r}", param_hint="--set")
+    try:
+        value: Any = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def load_scenario(file: Path, assignments: list[str]) -> "Scenario":
+    """The scenario of `file` with the ``--set`` `assignments` applied."""
+    from tcplab.api import Scenario
+
+    scenario = Scenario.from_toml(file)
+    if assignments:
+        scenario = scenario.with_overrides(dict(parse_assignment(a) for a in assignments))
+    return scenario
+
+
+def echo_figures(paths: dict[str, dict[str, Path]]) -> None:
+    """Say on stderr where each figure was written (its PNG and SVG)."""
+    for name, by_format in paths.items():
+        typer.echo(f"wrote {by_format['png']} and {by_format['svg']} ({name})", err=True)
+
+
+def wide_console(width: int) -> "Console":
+    """A rich console on stdout; `width` columns wide when stdout is a pipe or a file, so that
+    a table is not folded into 80 columns."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=width)
+
+
+FileArg = Annotated[
+    Path,
+    typer.Argument(
+        exists=True, dir_okay=False, readable=True, help="Scenario file (TOML).", show_default=False
+    ),
+]
+SeedOpt = Annotated[
+    int | None, typer.Option("--seed", help="Override run.seed.", show_default=False)
+]
+SummaryJsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
+]
+
+
+def out_dir_option(help: str) -> Any:
+    """The type of an ``--out DIR`` option: a directory (not a file) that the command writes
+    into, `help` saying what it writes there."""
+    return Annotated[
+        Path | None, typer.Option("--out", file_okay=False, help=help, show_default=False)
+    ]
+
+
+RunOutOpt = out_dir_option(
+    "Write summary.json, scenario.json and traces (Parquet) to this directory."
+)
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", min=1, help="Simulation threads (default: one per CPU).", show_default=False
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running Dask "
+        "scheduler). Default: this process.",
+        show_default=False,
+    ),
+]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        file_okay=False,
+        help="The results store: rows are kept as runs finish; a rerun computes only what it "
+        "lacks.",
+        show_default=False,
+    ),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a field by dotted path, e.g. tcp.mss=536 or links.wan.rate=5Mbps "
+        "(list elements by name). Repeatable.",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
