@@ -18,11 +18,11 @@ use std::collections::VecDeque;
 use rand_distr::{Distribution, Exp, LogNormal, Pareto};
 use serde_json::{json, Map, Value};
 
+use crate::engine::rng::{uniform, Rng};
+use crate::engine::time::{Dur, SimTime};
 use crate::error::{SimError, SimResult};
-use crate::rng::{uniform, Rng};
 use crate::scenario::{get_str, get_uint, join, keys_ok, required};
 use crate::schema;
-use crate::time::{Dur, SimTime};
 use crate::units::{parse_duration, parse_size};
 
 // ------------------------------------------------------------------------------ distributions
@@ -611,7 +611,7 @@ impl TxnRt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn cfg(kind: TxnKind, count: Option<u64>) -> TxnCfg {
         TxnCfg {

@@ -1,9 +1,9 @@
 //! tcplab-sim: the discrete-event simulator core of tcplab.
 //!
-//! Pure Rust, no Python. Time is integer nanoseconds ([`time::SimTime`]); the event queue is
-//! ordered by `(time, seq)` ([`engine`]); every random component has its own seeded stream
-//! ([`rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run with [`run`], which
-//! returns a JSON summary and columnar tables ([`output::SimOutput`]).
+//! Pure Rust, no Python. Time is integer nanoseconds ([`engine::time::SimTime`]); the event
+//! queue is ordered by `(time, seq)` ([`engine::queue`]); every random component has its own
+//! seeded stream ([`engine::rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run
+//! with [`run`], which returns a JSON summary and columnar tables ([`output::SimOutput`]).
 
 #![recursion_limit = "256"] // describe.rs builds the resolved TCP settings in one json! literal
 
@@ -20,16 +20,12 @@ pub mod link;
 pub mod loss;
 pub mod output;
 pub mod packet;
-pub mod pool;
 pub mod profiles;
-pub mod ring;
-pub mod rng;
 pub mod scenario;
 pub mod schema;
 pub mod series;
 pub mod sim;
 pub mod tcp;
-pub mod time;
 pub mod topology;
 pub mod trace;
 pub mod udp;

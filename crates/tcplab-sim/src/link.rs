@@ -13,12 +13,12 @@
 
 use crate::aqm::{Red, RedDrop};
 use crate::codel::{CoDelQueue, Pending};
+use crate::engine::pool::{FrameId, PacketPool};
+use crate::engine::ring::Ring;
+use crate::engine::time::{serialization, Dur, SimTime, NS_PER_SEC};
 use crate::loss::{ErrorModel, FrameInfo};
 use crate::packet::Packet;
-use crate::pool::{FrameId, PacketPool};
-use crate::ring::Ring;
 use crate::series::LinkSeries;
-use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -651,8 +651,8 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::rng::stream;
     use crate::loss::ErrorModelConfig;
-    use crate::rng::stream;
 
     fn pkt(len: u32) -> Packet {
         Packet {

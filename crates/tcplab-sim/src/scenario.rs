@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::apps::{self, TxnCfg};
 use crate::aqm::{AqmCfg, RedCfg};
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
 use crate::link::{Framing, QueueLimit};
 use crate::loss::{ErrorModelConfig, Law};
@@ -22,7 +23,6 @@ use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::{LossBase, RtoRestart, SynLoss, TcpConfig};
-use crate::time::Dur;
 use crate::udp::{self, UdpCfg};
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 

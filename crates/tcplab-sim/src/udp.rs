@@ -10,11 +10,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::apps::{dist, Dist, Unit};
+use crate::engine::rng::Rng;
+use crate::engine::time::{serialization, Dur, SimTime};
 use crate::error::{SimError, SimResult};
-use crate::rng::Rng;
 use crate::scenario::{get_dur, get_size, join, keys_ok};
 use crate::schema;
-use crate::time::{serialization, Dur, SimTime};
 use crate::units::parse_rate;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -193,7 +193,7 @@ impl UdpRt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn cfg(on_off: Option<(Dist, Dist)>) -> UdpCfg {
         UdpCfg {

@@ -6,9 +6,9 @@
 //! The conformance suite (`tcplab conformance ns2`) measures them against ns-2 itself; the
 //! table in `conformance/ns2/README.md` gives each rule's effect on the shared grid.
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
 use crate::scenario::{get_bool, get_dur, keys_ok};
-use crate::time::Dur;
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::time::Dur;
 use crate::units::{parse_duration, parse_probability};
 
 /// One parsed parameter value.

@@ -8,7 +8,7 @@
 //! goes backwards: an event scheduled in the past is a caller's bug, caught by a debug assertion
 //! (a release build runs it at the current time).
 
-use crate::time::SimTime;
+use crate::engine::time::SimTime;
 
 /// What happens when an event fires. Small and `Copy`: packets in flight live in their link's
 /// FIFO, not in the heap.
@@ -780,7 +780,7 @@ mod tests {
         // Interleaved pushes and pops, times drawn around `now`: every pop must return the
         // smallest (time, seq) pushed and not yet popped.
         // The crate's own generator (rng::stream), seeded for this test.
-        let mut rng = crate::rng::stream(1, "engine-test");
+        let mut rng = crate::engine::rng::stream(1, "engine-test");
         let mut next = || rand::RngCore::next_u64(&mut rng);
         let mut q = EventQueue::new();
         let mut model: Vec<(u64, u64)> = Vec::new();
@@ -810,7 +810,7 @@ mod tests {
     /// Drive `q` and a model (a plain list searched for its minimum) with the same interleaved
     /// schedules and pops, times drawn by `delay`; every pop must agree.
     fn against_model(seed: u64, ops: usize, push_bias: u64, delay: impl Fn(u64) -> u64) {
-        let mut rng = crate::rng::stream(seed, "engine-test");
+        let mut rng = crate::engine::rng::stream(seed, "engine-test");
         let mut next = || rand::RngCore::next_u64(&mut rng);
         let mut q = EventQueue::new();
         let mut model: Vec<(u64, u64)> = Vec::new();
@@ -968,7 +968,7 @@ mod tests {
         // that grow the queue past `WHEEL_ON` and drain it: every pop is the model's smallest.
         let span = (SLOTS as u64) << SLOT_SHIFT;
         for seed in 1..6 {
-            let mut rng = crate::rng::stream(seed, "engine-reserved");
+            let mut rng = crate::engine::rng::stream(seed, "engine-reserved");
             let mut next = || rand::RngCore::next_u64(&mut rng);
             let mut q = EventQueue::new();
             let mut model = std::collections::BTreeSet::new();
