@@ -9,24 +9,18 @@
 
 pub mod app_series;
 pub mod apps;
-pub mod aqm;
-pub mod codel;
 pub mod describe;
 pub mod engine;
 pub mod error;
-pub mod filter;
 pub mod flat;
-pub mod link;
-pub mod loss;
+pub mod net;
 pub mod output;
-pub mod packet;
 pub mod profiles;
 pub mod scenario;
 pub mod schema;
 pub mod series;
 pub mod sim;
 pub mod tcp;
-pub mod topology;
 pub mod trace;
 pub mod udp;
 pub mod units;

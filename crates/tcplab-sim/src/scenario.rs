@@ -10,11 +10,11 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Map, Value};
 
 use crate::apps::{self, TxnCfg};
-use crate::aqm::{AqmCfg, RedCfg};
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::link::{Framing, QueueLimit};
-use crate::loss::{ErrorModelConfig, Law};
+use crate::net::aqm::{AqmCfg, RedCfg};
+use crate::net::link::{Framing, QueueLimit};
+use crate::net::loss::{ErrorModelConfig, Law};
 use crate::profiles;
 use crate::schema;
 use crate::tcp::cc::{self, CaRule};
@@ -57,7 +57,7 @@ pub struct NodeCfg {
     /// one another, and their order is kept).
     pub processing_delay: Dur,
     /// The packet filter of a forwarding node (a firewall), in order; empty: none.
-    pub rules: Vec<crate::filter::Rule>,
+    pub rules: Vec<crate::net::filter::Rule>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1333,7 +1333,7 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
         }
         "codel" => {
             keys_ok(m, path, schema::keys("aqm", Some("kind=codel")))?;
-            let d = crate::codel::CoDelCfg::default();
+            let d = crate::net::codel::CoDelCfg::default();
             let in_range = |key: &str, lo: Dur, hi: Dur, what: &str| -> SimResult<Option<Dur>> {
                 match get_dur(m, path, key)? {
                     Some(x) if x < lo || x > hi => {
@@ -1382,7 +1382,7 @@ fn aqm(v: &Value, path: &str) -> SimResult<AqmCfg> {
                     ))
                 }
             };
-            Ok(AqmCfg::CoDel(crate::codel::CoDelCfg {
+            Ok(AqmCfg::CoDel(crate::net::codel::CoDelCfg {
                 target,
                 interval,
                 linux,
@@ -1548,7 +1548,7 @@ impl Scenario {
                     "a router or switch (hosts do not forward)",
                 ));
             }
-            let rules = crate::filter::parse_rules(m, &p, kind.forwards())?;
+            let rules = crate::net::filter::parse_rules(m, &p, kind.forwards())?;
             nodes.push(NodeCfg {
                 name,
                 kind,
@@ -1865,7 +1865,7 @@ impl Scenario {
             return Err(SimError::invalid("apps", "[]", "at least one application"));
         }
         for (i, n) in nodes.iter_mut().enumerate() {
-            crate::filter::resolve(&mut n.rules, &format!("nodes[{i}]"), &apps)?;
+            crate::net::filter::resolve(&mut n.rules, &format!("nodes[{i}]"), &apps)?;
         }
 
         // [output]

@@ -2,8 +2,8 @@
 //! Each is a set of parallel vectors, turned into `output::Table`s at the end of a run.
 
 use crate::engine::time::SimTime;
+use crate::net::packet::Packet;
 use crate::output::{Column, Table};
-use crate::packet::Packet;
 
 /// The row limit of one table (`output.max_rows`): rows past it are counted, not kept, so a
 /// long run's memory stays bounded; the summary says what was left out.

@@ -61,8 +61,8 @@ pub enum AqmCfg {
     #[default]
     None,
     Red(RedCfg),
-    /// CoDel (RFC 8289), see `crate::codel`.
-    CoDel(crate::codel::CoDelCfg),
+    /// CoDel (RFC 8289), see `crate::net::codel`.
+    CoDel(crate::net::codel::CoDelCfg),
 }
 
 /// RED's running state on one link direction.
