@@ -567,7 +567,7 @@ fn run_points_flat<'py>(
                             format: "JSON",
                             message: e.to_string(),
                         })?;
-                    Ok(if tcplab_sim::profiles::draws_from_seed(&value) {
+                    Ok(if tcplab_sim::apps::profiles::draws_from_seed(&value) {
                         Parsed::Drawing(value)
                     } else {
                         Parsed::Once(Scenario::from_value(value)?)

@@ -7,7 +7,6 @@
 
 #![recursion_limit = "256"] // describe.rs builds the resolved TCP settings in one json! literal
 
-pub mod app_series;
 pub mod apps;
 pub mod describe;
 pub mod engine;
@@ -15,14 +14,12 @@ pub mod error;
 pub mod flat;
 pub mod net;
 pub mod output;
-pub mod profiles;
 pub mod scenario;
 pub mod schema;
 pub mod series;
 pub mod sim;
 pub mod tcp;
 pub mod trace;
-pub mod udp;
 pub mod units;
 
 pub use error::{SimError, SimResult};

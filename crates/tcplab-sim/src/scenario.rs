@@ -9,13 +9,14 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use crate::apps::{self, TxnCfg};
+use crate::apps::profiles;
+use crate::apps::txn::{self, TxnCfg};
+use crate::apps::udp::{self, UdpCfg};
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
 use crate::net::aqm::{AqmCfg, RedCfg};
 use crate::net::link::{Framing, QueueLimit};
 use crate::net::loss::{ErrorModelConfig, Law};
-use crate::profiles;
 use crate::schema;
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::ns2::Ns2Rules;
@@ -23,7 +24,6 @@ use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::{LossBase, RtoRestart, SynLoss, TcpConfig};
-use crate::udp::{self, UdpCfg};
 use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -96,9 +96,9 @@ pub enum AppKind {
         stop: Option<Dur>,
     },
     /// Transactions: `database` or `http`, over one persistent connection or (`http` with
-    /// `connection = "per_page"`) a connection per page (see [`crate::apps`]).
+    /// `connection = "per_page"`) a connection per page (see [`crate::apps::txn`]).
     Txn(TxnCfg),
-    /// UDP datagrams from client to server, constant or on-off (see [`crate::udp`]).
+    /// UDP datagrams from client to server, constant or on-off (see [`crate::apps::udp`]).
     Udp(UdpCfg),
 }
 
@@ -1796,7 +1796,7 @@ impl Scenario {
                         stop: get_dur(m, &p, "stop")?,
                     }
                 }
-                "database" | "http" => AppKind::Txn(apps::parse(m, &p, &kind_s)?),
+                "database" | "http" => AppKind::Txn(txn::parse(m, &p, &kind_s)?),
                 "udp" => {
                     if m.contains_key("tcp") {
                         return Err(SimError::invalid(

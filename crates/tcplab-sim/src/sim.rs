@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::app_series;
-use crate::apps::{Actions, TxnRt};
+use crate::apps::app_series;
+use crate::apps::txn::{Actions, TxnRt};
+use crate::apps::udp::{Tick, UdpRt};
 use crate::engine::pool::{FrameId, PacketPool};
 use crate::engine::queue::{Event, EventQueue, TimerKind};
 use crate::engine::rng::stream;
@@ -26,7 +27,6 @@ use crate::scenario::{AppCfg, AppKind, Scenario};
 use crate::series::{DelayHistColumns, SeriesColumns};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, TcpConfig, SSTHRESH_UNLIMITED};
 use crate::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
-use crate::udp::{Tick, UdpRt};
 
 /// A node's processing delay and the packets it holds (their slots), due in order.
 struct Held {

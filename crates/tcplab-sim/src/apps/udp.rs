@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::apps::{dist, Dist, Unit};
+use crate::apps::txn::{dist, Dist, Unit};
 use crate::engine::rng::Rng;
 use crate::engine::time::{serialization, Dur, SimTime};
 use crate::error::{SimError, SimResult};
