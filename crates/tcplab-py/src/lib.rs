@@ -389,7 +389,7 @@ fn describe(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
         py.allow_threads(|| {
             guarded(|| {
                 let sc = Scenario::from_json_str(&owned)?;
-                Ok(tcplab_sim::describe::describe(&sc)?.to_string())
+                Ok(tcplab_sim::output::describe::describe(&sc)?.to_string())
             })
         })
         .map_err(|e| sim_error_to_py(py, &e))
@@ -482,7 +482,7 @@ fn run_many<'py>(
 }
 
 /// Run many scenarios like `run_many`, and return their summaries as columns (see
-/// `tcplab_sim::flat`): `(names, columns, layouts, run_layouts)`. `names` lists every flat
+/// `tcplab_sim::output::flat`): `(names, columns, layouts, run_layouts)`. `names` lists every flat
 /// summary column of any run, in first-seen order; `columns[i]` holds column `names[i]` for each
 /// run, in input order, missing where a run has no such column. A run that failed has only the
 /// column `error`: `"<ExceptionClass>: <message>"`. `layouts` are the distinct lists of column

@@ -5,25 +5,22 @@
 //! seeded stream ([`engine::rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run
 //! with [`run`], which returns a JSON summary and columnar tables ([`output::SimOutput`]).
 
-#![recursion_limit = "256"] // describe.rs builds the resolved TCP settings in one json! literal
+// output/describe.rs builds the resolved TCP settings in one json! literal.
+#![recursion_limit = "256"]
 
 pub mod apps;
-pub mod describe;
 pub mod engine;
 pub mod error;
-pub mod flat;
 pub mod net;
 pub mod output;
 pub mod scenario;
 pub mod schema;
-pub mod series;
 pub mod sim;
 pub mod tcp;
-pub mod trace;
 pub mod units;
 
 pub use error::{SimError, SimResult};
-pub use flat::{
+pub use output::flat::{
     flatten_summary, visit_flat, FlatColumn, FlatNames, FlatRun, FlatScratch, FlatTable,
 };
 pub use output::{Column, SimOutput, Table};

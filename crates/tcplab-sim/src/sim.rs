@@ -22,11 +22,11 @@ use crate::net::link::{LinkDir, Offer};
 use crate::net::loss::ErrorModel;
 use crate::net::packet::{Packet, UDP};
 use crate::net::topology::{Routes, NO_ROUTE};
+use crate::output::series::{DelayHistColumns, SeriesColumns};
+use crate::output::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
 use crate::output::{Column, SimOutput, Table};
 use crate::scenario::{AppCfg, AppKind, Scenario};
-use crate::series::{DelayHistColumns, SeriesColumns};
 use crate::tcp::{cc, recovery, Ctx, Endpoint, TcpConfig, SSTHRESH_UNLIMITED};
-use crate::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
 
 /// A node's processing delay and the packets it holds (their slots), due in order.
 struct Held {

@@ -19,7 +19,7 @@ use crate::net::aqm::{Red, RedDrop};
 use crate::net::codel::{CoDelQueue, Pending};
 use crate::net::loss::{ErrorModel, FrameInfo};
 use crate::net::packet::Packet;
-use crate::series::LinkSeries;
+use crate::output::series::LinkSeries;
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

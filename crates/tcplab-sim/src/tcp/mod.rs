@@ -36,7 +36,7 @@ use ns2::{Ns2Active, Ns2Rules};
 use crate::engine::queue::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
 use crate::engine::time::{Dur, SimTime};
 use crate::net::packet::{Packet, SackBlock, ACK, FIN, SYN};
-use crate::trace::{EventLog, PacketLog};
+use crate::output::trace::{EventLog, PacketLog};
 
 use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle, SenderRules};
 use recovery::prr::Prr;
