@@ -751,7 +751,9 @@ fn variants(py: Python<'_>) -> PyResult<String> {
 /// description, example) as JSON text: the list the parser takes its allowed keys from.
 #[pyfunction]
 fn schema(py: Python<'_>) -> PyResult<String> {
-    guarded_py(py, || Ok(tcplab_sim::schema::to_json().to_string()))
+    guarded_py(py, || {
+        Ok(tcplab_sim::scenario::schema::to_json().to_string())
+    })
 }
 
 /// Test hook: panic inside the core-call guard (on a rayon worker when `in_pool`), to check

@@ -14,10 +14,8 @@ pub mod error;
 pub mod net;
 pub mod output;
 pub mod scenario;
-pub mod schema;
 pub mod sim;
 pub mod tcp;
-pub mod units;
 
 pub use error::{SimError, SimResult};
 pub use output::flat::{

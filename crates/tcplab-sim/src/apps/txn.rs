@@ -21,9 +21,9 @@ use serde_json::{json, Map, Value};
 use crate::engine::rng::{uniform, Rng};
 use crate::engine::time::{Dur, SimTime};
 use crate::error::{SimError, SimResult};
+use crate::scenario::schema;
+use crate::scenario::units::{parse_duration, parse_size};
 use crate::scenario::{get_str, get_uint, join, keys_ok, required};
-use crate::schema;
-use crate::units::{parse_duration, parse_size};
 
 // ------------------------------------------------------------------------------ distributions
 

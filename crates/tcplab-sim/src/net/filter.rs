@@ -11,8 +11,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{SimError, SimResult};
+use crate::scenario::schema;
 use crate::scenario::{get_str, get_uint, join, keys_ok, table, AppCfg};
-use crate::schema;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {

@@ -122,7 +122,7 @@ impl Ns2Rules {
                 "a table of ns-2 rules, e.g. { sack1 = false }",
             )
         })?;
-        keys_ok(m, path, crate::schema::keys("tcp.ns2", None))?;
+        keys_ok(m, path, crate::scenario::schema::keys("tcp.ns2", None))?;
         for (key, field) in self.flags() {
             if let Some(b) = get_bool(m, path, key)? {
                 *field = b;

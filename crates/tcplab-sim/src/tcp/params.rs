@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::units::{parse_duration, parse_probability};
+use crate::scenario::units::{parse_duration, parse_probability};
 
 /// One parsed parameter value.
 #[derive(Clone, Debug, PartialEq)]

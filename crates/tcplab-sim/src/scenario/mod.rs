@@ -4,6 +4,9 @@
 //! allowed. Unknown fields are errors, never ignored. A stack profile fills the TCP defaults; any
 //! field given overrides it, at scenario level (`[tcp]`) or per application (`[apps.tcp]`).
 
+pub mod schema;
+pub mod units;
+
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -17,14 +20,15 @@ use crate::error::{SimError, SimResult};
 use crate::net::aqm::{AqmCfg, RedCfg};
 use crate::net::link::{Framing, QueueLimit};
 use crate::net::loss::{ErrorModelConfig, Law};
-use crate::schema;
+use crate::scenario::units::{
+    check_probability, parse_duration, parse_probability, parse_rate, parse_size,
+};
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::ns2::Ns2Rules;
 use crate::tcp::params::{self, ParamValue, Params};
 use crate::tcp::recovery;
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::{LossBase, RtoRestart, SynLoss, TcpConfig};
-use crate::units::{check_probability, parse_duration, parse_probability, parse_rate, parse_size};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunCfg {
