@@ -708,7 +708,7 @@ fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
 #[pyfunction]
 fn variants(py: Python<'_>) -> PyResult<String> {
     use serde_json::json;
-    use tcplab_sim::scenario::{classic_variant, CLASSIC_VARIANTS};
+    use tcplab_sim::scenario::tcp::{classic_variant, CLASSIC_VARIANTS};
     use tcplab_sim::tcp::{cc, recovery};
 
     guarded_py(py, || {

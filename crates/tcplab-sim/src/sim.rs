@@ -25,7 +25,8 @@ use crate::net::topology::{Routes, NO_ROUTE};
 use crate::output::series::{DelayHistColumns, SeriesColumns};
 use crate::output::trace::{Cap, ConnTrace, EventLog, PacketLog, TraceRow};
 use crate::output::{Column, SimOutput, Table};
-use crate::scenario::{AppCfg, AppKind, Scenario};
+use crate::scenario::apps::{AppCfg, AppKind};
+use crate::scenario::Scenario;
 use crate::tcp::{cc, recovery, Ctx, Endpoint, TcpConfig, SSTHRESH_UNLIMITED};
 
 /// A node's processing delay and the packets it holds (their slots), due in order.

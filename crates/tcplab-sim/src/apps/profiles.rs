@@ -18,8 +18,8 @@ use serde_json::{json, Map, Value};
 use crate::apps::txn::{dist, Dist, Unit};
 use crate::engine::rng::{stream, uniform, Rng};
 use crate::error::{SimError, SimResult};
+use crate::scenario::fields::{get_str, get_uint, join, keys_ok, required, table};
 use crate::scenario::schema;
-use crate::scenario::{get_str, get_uint, join, keys_ok, required, table};
 
 fn hosts(m: &Map<String, Value>, path: &str) -> SimResult<Vec<String>> {
     let p = join(path, "hosts");

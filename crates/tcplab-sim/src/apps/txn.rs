@@ -21,9 +21,9 @@ use serde_json::{json, Map, Value};
 use crate::engine::rng::{uniform, Rng};
 use crate::engine::time::{Dur, SimTime};
 use crate::error::{SimError, SimResult};
+use crate::scenario::fields::{get_str, get_uint, join, keys_ok, required};
 use crate::scenario::schema;
 use crate::scenario::units::{parse_duration, parse_size};
-use crate::scenario::{get_str, get_uint, join, keys_ok, required};
 
 // ------------------------------------------------------------------------------ distributions
 
@@ -342,12 +342,12 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
         }
     } else {
         // OPNET's browsing presets differ in the think time (page interarrival time) only.
-        let think = match crate::scenario::get_str(m, path, "preset")?.as_deref() {
+        let think = match crate::scenario::fields::get_str(m, path, "preset")?.as_deref() {
             None | Some("heavy") => 60.0,
             Some("light") => 720.0,
             Some(other) => {
                 return Err(crate::error::SimError::invalid(
-                    crate::scenario::join(path, "preset"),
+                    crate::scenario::fields::join(path, "preset"),
                     format!("{other:?}"),
                     "\"heavy\" (a page every exponential(60 s)) or \"light\" (every \
                      exponential(720 s))",
@@ -388,7 +388,7 @@ pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg
     Ok(TxnCfg {
         kind,
         count: get_uint(m, path, "count", 1, u64::MAX / 2)?,
-        stop: crate::scenario::get_dur(m, path, "stop")?,
+        stop: crate::scenario::fields::get_dur(m, path, "stop")?,
     })
 }
 

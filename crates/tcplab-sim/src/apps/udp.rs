@@ -13,9 +13,9 @@ use crate::apps::txn::{dist, Dist, Unit};
 use crate::engine::rng::Rng;
 use crate::engine::time::{serialization, Dur, SimTime};
 use crate::error::{SimError, SimResult};
+use crate::scenario::fields::{get_dur, get_size, join, keys_ok};
 use crate::scenario::schema;
 use crate::scenario::units::parse_rate;
-use crate::scenario::{get_dur, get_size, join, keys_ok};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct UdpCfg {

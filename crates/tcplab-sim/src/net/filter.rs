@@ -11,8 +11,9 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{SimError, SimResult};
+use crate::scenario::apps::AppCfg;
+use crate::scenario::fields::{get_str, get_uint, join, keys_ok, table};
 use crate::scenario::schema;
-use crate::scenario::{get_str, get_uint, join, keys_ok, table, AppCfg};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {

@@ -11,7 +11,8 @@ use crate::net::aqm::AqmCfg;
 use crate::net::link::{Framing, QueueLimit};
 use crate::net::loss::{ErrorModelConfig, Law};
 use crate::net::topology::Routes;
-use crate::scenario::{AppKind, Scenario};
+use crate::scenario::apps::AppKind;
+use crate::scenario::Scenario;
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::{params, recovery, LossBase, RtoRestart, SynLoss};
 

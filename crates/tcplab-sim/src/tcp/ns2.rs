@@ -8,7 +8,7 @@
 
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::scenario::{get_bool, get_dur, keys_ok};
+use crate::scenario::fields::{get_bool, get_dur, keys_ok};
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
