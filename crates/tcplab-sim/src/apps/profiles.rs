@@ -15,7 +15,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::apps::txn::{dist, Dist, Unit};
+use crate::apps::dist::{dist, Dist, Unit};
 use crate::engine::rng::{stream, uniform, Rng};
 use crate::error::{SimError, SimResult};
 use crate::scenario::fields::{get_str, get_uint, join, keys_ok, required, table};

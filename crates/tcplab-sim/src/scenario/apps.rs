@@ -8,9 +8,10 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::apps::dist::{dist, get_dist, Dist, Unit};
 use crate::apps::profiles;
-use crate::apps::txn::{self, TxnCfg};
-use crate::apps::udp::{self, UdpCfg};
+use crate::apps::txn::{HttpConn, TxnCfg, TxnKind};
+use crate::apps::udp::UdpCfg;
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
 use crate::scenario::fields::{
@@ -20,6 +21,7 @@ use crate::scenario::nodes::{NodeKind, Nodes};
 use crate::scenario::run::RunCfg;
 use crate::scenario::schema;
 use crate::scenario::tcp::{merged_tcp, tcp_config};
+use crate::scenario::units::parse_rate;
 use crate::tcp::TcpConfig;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -262,7 +264,7 @@ fn app_kind(m: &Map<String, Value>, p: &str, kind: &str) -> SimResult<AppKind> {
             }
         }
         "cbr" => cbr(m, p)?,
-        "database" | "http" => AppKind::Txn(txn::parse(m, p, kind)?),
+        "database" | "http" => AppKind::Txn(txn(m, p, kind)?),
         "udp" => {
             if m.contains_key("tcp") {
                 return Err(SimError::invalid(
@@ -271,7 +273,7 @@ fn app_kind(m: &Map<String, Value>, p: &str, kind: &str) -> SimResult<AppKind> {
                     "no tcp settings: a udp application has no TCP connection",
                 ));
             }
-            AppKind::Udp(udp::parse(m, p)?)
+            AppKind::Udp(udp(m, p)?)
         }
         other => {
             return Err(SimError::invalid(
@@ -316,5 +318,132 @@ fn cbr(m: &Map<String, Value>, p: &str) -> SimResult<AppKind> {
         packet_size,
         interval,
         stop: get_dur(m, p, "stop")?,
+    })
+}
+
+/// `kind = "database"` or `"http"`: the transactions' sizes and times (`m` is the application's
+/// table, `kind` its kind).
+fn txn(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg> {
+    keys_ok(
+        m,
+        path,
+        schema::keys("apps[]", Some(&format!("kind={kind}"))),
+    )?;
+    let d = |key: &str, unit: Unit, default: Dist| get_dist(m, path, key, unit, default);
+    let kind = if kind == "database" {
+        TxnKind::Database {
+            request_size: d("request_size", Unit::Bytes, Dist::Constant(512.0))?,
+            response_size: d("response_size", Unit::Bytes, Dist::Constant(16_000.0))?,
+            interval: d("interval", Unit::Seconds, Dist::Exponential { mean: 1.0 })?,
+        }
+    } else {
+        // OPNET's browsing presets differ in the think time (page interarrival time) only.
+        let think = match get_str(m, path, "preset")?.as_deref() {
+            None | Some("heavy") => 60.0,
+            Some("light") => 720.0,
+            Some(other) => {
+                return Err(SimError::invalid(
+                    join(path, "preset"),
+                    format!("{other:?}"),
+                    "\"heavy\" (a page every exponential(60 s)) or \"light\" (every \
+                     exponential(720 s))",
+                ))
+            }
+        };
+        TxnKind::Http {
+            request_size: d("request_size", Unit::Bytes, Dist::Constant(350.0))?,
+            page_size: d("page_size", Unit::Bytes, Dist::Constant(1000.0))?,
+            objects: d("objects", Unit::Count, Dist::Constant(5.0))?,
+            object_size: d(
+                "object_size",
+                Unit::Bytes,
+                Dist::Uniform {
+                    min: 500.0,
+                    max: 2000.0,
+                },
+            )?,
+            think_time: d(
+                "think_time",
+                Unit::Seconds,
+                Dist::Exponential { mean: think },
+            )?,
+            connection: match get_str(m, path, "connection")?.as_deref() {
+                None | Some("persistent") => HttpConn::Persistent,
+                Some("per_page") => HttpConn::PerPage,
+                Some(other) => {
+                    return Err(SimError::invalid(
+                        join(path, "connection"),
+                        format!("{other:?}"),
+                        "\"persistent\" (one connection for every page, HTTP/1.1) or \
+                         \"per_page\" (a new connection for each page, HTTP/1.0 style)",
+                    ))
+                }
+            },
+        }
+    };
+    Ok(TxnCfg {
+        kind,
+        count: get_uint(m, path, "count", 1, u64::MAX / 2)?,
+        stop: get_dur(m, path, "stop")?,
+    })
+}
+
+/// `kind = "udp"`: the rate and size of the datagrams, and the on-off periods if any.
+fn udp(m: &Map<String, Value>, path: &str) -> SimResult<UdpCfg> {
+    keys_ok(m, path, schema::keys("apps[]", Some("kind=udp")))?;
+    let rate_bps = match m.get("rate") {
+        Some(Value::String(s)) => parse_rate(&join(path, "rate"), s)?,
+        Some(v) => {
+            return Err(SimError::invalid(
+                join(path, "rate"),
+                v,
+                "a bit rate such as \"2Mbps\"",
+            ))
+        }
+        None => {
+            return Err(SimError::MissingField {
+                field: join(path, "rate"),
+                allowed: "the sending rate while on, such as \"2Mbps\"".into(),
+            })
+        }
+    };
+    if rate_bps == 0 {
+        return Err(SimError::invalid(
+            join(path, "rate"),
+            "0",
+            "a positive bit rate",
+        ));
+    }
+    let packet_size = get_size(m, path, "packet_size")?.unwrap_or(1000);
+    if !(1..=65_507).contains(&packet_size) {
+        return Err(SimError::invalid(
+            join(path, "packet_size"),
+            packet_size,
+            "1 B to 65507 B (a UDP datagram's payload)",
+        ));
+    }
+    let on_off = match (m.get("on_time"), m.get("off_time")) {
+        (None, None) => None,
+        (Some(on), Some(off)) => Some((
+            dist(on, &join(path, "on_time"), Unit::Seconds)?,
+            dist(off, &join(path, "off_time"), Unit::Seconds)?,
+        )),
+        (Some(_), None) | (None, Some(_)) => {
+            let missing = if m.contains_key("on_time") {
+                "off_time"
+            } else {
+                "on_time"
+            };
+            return Err(SimError::MissingField {
+                field: join(path, missing),
+                allowed: "on_time and off_time together (or neither: always on)".into(),
+            });
+        }
+    };
+    Ok(UdpCfg {
+        rate_bps,
+        packet_size,
+        on_off,
+        stop: get_dur(m, path, "stop")?,
     })
 }

@@ -123,9 +123,8 @@ impl Scenario {
         let links = links::parse(root, &nodes)?;
         let tcp_base = tcp::parse(root)?;
         let apps = apps::parse(root, &run, &nodes, tcp_base)?;
-        for (i, n) in nodes.list.iter_mut().enumerate() {
-            crate::net::filter::resolve(&mut n.rules, &format!("nodes[{i}]"), &apps)?;
-        }
+        let app_names: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
+        nodes.resolve_rules(&app_names)?;
         let output = output::parse(root)?;
         let mut sc = Scenario {
             run,

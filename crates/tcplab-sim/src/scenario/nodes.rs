@@ -1,5 +1,5 @@
 //! The `[[nodes]]` section: hosts, routers and switches, each named once, with a forwarding
-//! node's processing delay and packet filter.
+//! node's processing delay and packet filter (its `rules`, `crate::net::filter`).
 
 use std::collections::HashMap;
 
@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::scenario::fields::{get_dur, get_str, join, keys_ok, required, table};
+use crate::net::filter::{Action, Protocol, Rule};
+use crate::scenario::fields::{get_dur, get_str, get_uint, join, keys_ok, required, table};
 use crate::scenario::schema;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ pub struct NodeCfg {
     /// one another, and their order is kept).
     pub processing_delay: Dur,
     /// The packet filter of a forwarding node (a firewall), in order; empty: none.
-    pub rules: Vec<crate::net::filter::Rule>,
+    pub rules: Vec<Rule>,
 }
 
 /// The nodes as read, and their indices by name for the links and applications that name them.
@@ -44,6 +45,16 @@ pub(super) struct Nodes {
 }
 
 impl Nodes {
+    /// Resolve the `app` of every filter rule among the applications, named `app_names` in
+    /// order (known once every application is read, the transfers of repeating ftp
+    /// applications among them).
+    pub(super) fn resolve_rules(&mut self, app_names: &[&str]) -> SimResult<()> {
+        for (i, n) in self.list.iter_mut().enumerate() {
+            resolve(&mut n.rules, &format!("nodes[{i}]"), app_names)?;
+        }
+        Ok(())
+    }
+
     /// The index of the node named `name` where `path` names it.
     pub(super) fn find(&self, path: &str, name: &str) -> SimResult<usize> {
         self.by_name.get(name).copied().ok_or_else(|| {
@@ -139,11 +150,106 @@ fn node(m: &Map<String, Value>, p: &str, name: String) -> SimResult<NodeCfg> {
             "a router or switch (hosts do not forward)",
         ));
     }
-    let rules = crate::net::filter::parse_rules(m, p, kind.forwards())?;
+    let rules = parse_rules(m, p, kind.forwards())?;
     Ok(NodeCfg {
         name,
         kind,
         processing_delay,
         rules,
     })
+}
+
+/// The `rules` of node table `m` at `path` (empty when absent); a host may have none.
+fn parse_rules(m: &Map<String, Value>, path: &str, forwards: bool) -> SimResult<Vec<Rule>> {
+    let Some(v) = m.get("rules") else {
+        return Ok(Vec::new());
+    };
+    let p = join(path, "rules");
+    if !forwards {
+        return Err(SimError::invalid(
+            &p,
+            "a rule list on a host",
+            "a router or switch (hosts do not forward)",
+        ));
+    }
+    let arr = v
+        .as_array()
+        .ok_or_else(|| SimError::invalid(&p, v, "a list of rule tables"))?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let rp = format!("{p}[{i}]");
+            let rm = table(r, &rp)?;
+            keys_ok(rm, &rp, schema::keys("nodes[].rules[]", None))?;
+            let action = match get_str(rm, &rp, "action")?.as_deref() {
+                Some("drop") => Action::Drop,
+                Some("allow") => Action::Allow,
+                Some(o) => {
+                    return Err(SimError::invalid(
+                        join(&rp, "action"),
+                        format!("{o:?}"),
+                        "\"drop\" or \"allow\"",
+                    ))
+                }
+                None => {
+                    return Err(SimError::MissingField {
+                        field: join(&rp, "action"),
+                        allowed: "\"drop\" or \"allow\"".into(),
+                    })
+                }
+            };
+            let protocol = match get_str(rm, &rp, "protocol")?.as_deref() {
+                None => None,
+                Some("tcp") => Some(Protocol::Tcp),
+                Some("udp") => Some(Protocol::Udp),
+                Some(o) => {
+                    return Err(SimError::invalid(
+                        join(&rp, "protocol"),
+                        format!("{o:?}"),
+                        "\"tcp\" or \"udp\"",
+                    ))
+                }
+            };
+            let port = get_uint(rm, &rp, "port", 1, 65_535)?.map(|n| n as u16);
+            let app_name = get_str(rm, &rp, "app")?;
+            Ok(Rule {
+                action,
+                protocol,
+                port,
+                app_name,
+                app: None,
+            })
+        })
+        .collect()
+}
+
+/// Resolve the `app` of every rule of `rules` (node `path`) among the applications, named
+/// `apps` in order.
+fn resolve(rules: &mut [Rule], path: &str, apps: &[&str]) -> SimResult<()> {
+    for (i, r) in rules.iter_mut().enumerate() {
+        if let Some(name) = &r.app_name {
+            let named = |a: &str| {
+                a == name
+                    || a.strip_prefix(name.as_str()).is_some_and(|rest| {
+                        rest.strip_prefix(':')
+                            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                    })
+            };
+            let idx: Vec<usize> = (0..apps.len()).filter(|&i| named(apps[i])).collect();
+            if idx.is_empty() {
+                let names: Vec<&str> = apps.iter().take(12).copied().collect();
+                return Err(SimError::invalid(
+                    format!("{path}.rules[{i}].app"),
+                    format!("{name:?}"),
+                    format!(
+                        "the name of an application: {}{}",
+                        names.join(", "),
+                        if apps.len() > 12 { ", ..." } else { "" }
+                    ),
+                ));
+            }
+            r.app = Some(idx);
+        }
+    }
+    Ok(())
 }
