@@ -1,9 +1,13 @@
 //! The ground floor of the simulator: simulated time ([`time`]), seeded random streams
-//! ([`rng`]), the event queue ([`queue`]), and where frames in the network are kept: the packet
-//! pool ([`pool`]) and the rings of a link direction ([`ring`]).
+//! ([`rng`]), the event queue ([`queue`]) of events and lazily cancelled timers ([`event`]), and
+//! where frames in the network are kept: the packet pool ([`pool`]) and the rings of a link
+//! direction ([`ring`]).
 
+pub mod event;
+mod heap;
 pub mod pool;
 pub mod queue;
 pub mod ring;
 pub mod rng;
 pub mod time;
+mod wheel;

@@ -33,7 +33,8 @@ use std::sync::Arc;
 
 use ns2::{Ns2Active, Ns2Rules};
 
-use crate::engine::queue::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
+use crate::engine::event::{Event, Timer, TimerKind, N_TIMERS};
+use crate::engine::queue::EventQueue;
 use crate::engine::time::{Dur, SimTime};
 use crate::net::packet::{Packet, SackBlock, ACK, FIN, SYN};
 use crate::output::trace::{EventLog, PacketLog};
