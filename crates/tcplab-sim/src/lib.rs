@@ -4,6 +4,12 @@
 //! queue is ordered by `(time, seq)` ([`engine::queue`]); every random component has its own
 //! seeded stream ([`engine::rng`]). A [`scenario::Scenario`] is parsed from TOML or JSON and run
 //! with [`run`], which returns a JSON summary and columnar tables ([`output::SimOutput`]).
+//!
+//! The folders: [`engine`] (time, random streams, the event queue, where frames are kept),
+//! [`net`] (packets, links, error models, queue disciplines, routes, filters), [`tcp`] (the
+//! endpoint, its congestion controls and loss recoveries), [`apps`] (what runs over the
+//! connections), [`scenario`] (the file format, section by section), [`output`] (what a run
+//! returns) and [`sim`] (the world that runs a scenario, and its report).
 
 // output/describe.rs builds the resolved TCP settings in one json! literal.
 #![recursion_limit = "256"]

@@ -4,10 +4,11 @@
 //! allowed. Unknown fields are errors, never ignored. A stack profile fills the TCP defaults; any
 //! field given overrides it, at scenario level (`[tcp]`) or per application (`[apps.tcp]`).
 //!
-//! One module per section of the file ([`run`], [`nodes`], [`links`] with their
-//! [`error_model`]s, [`tcp`], [`apps`], [`output`]), each reading its section with the field
-//! helpers of [`fields`], the unit parsers of [`units`] and the allowed keys of [`schema`], the
-//! format's field list that `tcplab schema` and the docs print.
+//! One module per section of the file: [`run`], [`nodes`], [`links`] (with each direction's
+//! [`error_model`]), [`tcp`], [`apps`] and [`output`]. Each reads its section with the field
+//! helpers of `fields`, the unit parsers of [`units`] and the allowed keys of [`schema`] (the
+//! format's field list, which `tcplab schema` and the docs print); [`Scenario::from_value`]
+//! reads the sections in turn.
 
 pub mod apps;
 pub mod error_model;

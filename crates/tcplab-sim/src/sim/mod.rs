@@ -1,6 +1,6 @@
 //! The simulated world: nodes with static routes, link directions, connections and
 //! applications, driven by one event queue. What a run reports once it has ended, the summary and
-//! the tables, is made in [`report`].
+//! the tables, is made in `report`.
 
 mod report;
 
