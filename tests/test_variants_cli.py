@@ -16,7 +16,7 @@ runner = CliRunner()
 # What seed 001's decomposition and issue 4 name; the registry may hold more, never less.
 CCS = {"tahoe", "reno", "newreno", "westwood", "westwood+", "vegas", "veno", "cubic", "bbr"}
 RECOVERIES = {"dupack", "newreno", "sack", "rack-tlp"}
-# The classic pairs (scenario.rs `classic_variant`; SACK is ns-2's Sack1: NewReno + RFC 6675).
+# The classic pairs (scenario/tcp.rs `classic_variant`; SACK is ns-2's Sack1: NewReno + RFC 6675).
 CLASSIC = {
     "tahoe": ("tahoe", "dupack"),
     "reno": ("reno", "dupack"),

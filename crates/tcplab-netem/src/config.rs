@@ -1,5 +1,5 @@
 //! The forwarder's configuration: a JSON file, parsed with serde and then validated into the
-//! runtime types (`LinkParams`, `tcplab_sim::loss::ErrorModelConfig`). Every validation error
+//! runtime types (`LinkParams`, `tcplab_sim::net::loss::ErrorModelConfig`). Every validation error
 //! names the field, the value and what is allowed.
 //!
 //! ```json
@@ -19,7 +19,7 @@
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use tcplab_sim::loss::{ErrorModelConfig, Law};
+use tcplab_sim::net::loss::{ErrorModelConfig, Law};
 
 use crate::link::{Framing, LinkParams, QueueLimit};
 

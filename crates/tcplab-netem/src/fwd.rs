@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tcplab_sim::loss::{ErrorModel, ErrorModelConfig};
-use tcplab_sim::rng::stream;
+use tcplab_sim::engine::rng::stream;
+use tcplab_sim::net::loss::{ErrorModel, ErrorModelConfig};
 
 use crate::config::{Config, DIR_NAMES};
 use crate::flows::{clamped_window, FlowKey, Flows};

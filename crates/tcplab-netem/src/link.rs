@@ -23,11 +23,11 @@
 use std::collections::VecDeque;
 
 use serde::Serialize;
-use tcplab_sim::loss::{ErrorModel, FrameInfo};
-use tcplab_sim::time::serialization;
+use tcplab_sim::engine::time::serialization;
+use tcplab_sim::net::loss::{ErrorModel, FrameInfo};
 
 /// Framing is the simulator's own (wire bytes and bytes exposed to errors).
-pub use tcplab_sim::link::Framing;
+pub use tcplab_sim::net::link::Framing;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
@@ -181,8 +181,8 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcplab_sim::loss::{ErrorModelConfig, Law};
-    use tcplab_sim::rng::stream;
+    use tcplab_sim::engine::rng::stream;
+    use tcplab_sim::net::loss::{ErrorModelConfig, Law};
 
     fn link(rate_bps: u64, delay_ns: u64, framing: Framing, queue: QueueLimit) -> Link {
         let params = LinkParams {

@@ -389,7 +389,7 @@ fn describe(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
         py.allow_threads(|| {
             guarded(|| {
                 let sc = Scenario::from_json_str(&owned)?;
-                Ok(tcplab_sim::describe::describe(&sc)?.to_string())
+                Ok(tcplab_sim::output::describe::describe(&sc)?.to_string())
             })
         })
         .map_err(|e| sim_error_to_py(py, &e))
@@ -482,7 +482,7 @@ fn run_many<'py>(
 }
 
 /// Run many scenarios like `run_many`, and return their summaries as columns (see
-/// `tcplab_sim::flat`): `(names, columns, layouts, run_layouts)`. `names` lists every flat
+/// `tcplab_sim::output::flat`): `(names, columns, layouts, run_layouts)`. `names` lists every flat
 /// summary column of any run, in first-seen order; `columns[i]` holds column `names[i]` for each
 /// run, in input order, missing where a run has no such column. A run that failed has only the
 /// column `error`: `"<ExceptionClass>: <message>"`. `layouts` are the distinct lists of column
@@ -567,7 +567,7 @@ fn run_points_flat<'py>(
                             format: "JSON",
                             message: e.to_string(),
                         })?;
-                    Ok(if tcplab_sim::profiles::draws_from_seed(&value) {
+                    Ok(if tcplab_sim::apps::profiles::draws_from_seed(&value) {
                         Parsed::Drawing(value)
                     } else {
                         Parsed::Once(Scenario::from_value(value)?)
@@ -708,7 +708,7 @@ fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
 #[pyfunction]
 fn variants(py: Python<'_>) -> PyResult<String> {
     use serde_json::json;
-    use tcplab_sim::scenario::{classic_variant, CLASSIC_VARIANTS};
+    use tcplab_sim::scenario::tcp::{classic_variant, CLASSIC_VARIANTS};
     use tcplab_sim::tcp::{cc, recovery};
 
     guarded_py(py, || {
@@ -751,7 +751,9 @@ fn variants(py: Python<'_>) -> PyResult<String> {
 /// description, example) as JSON text: the list the parser takes its allowed keys from.
 #[pyfunction]
 fn schema(py: Python<'_>) -> PyResult<String> {
-    guarded_py(py, || Ok(tcplab_sim::schema::to_json().to_string()))
+    guarded_py(py, || {
+        Ok(tcplab_sim::scenario::schema::to_json().to_string())
+    })
 }
 
 /// Test hook: panic inside the core-call guard (on a rayon worker when `in_pool`), to check

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use tcplab_sim::describe::describe;
+use tcplab_sim::output::describe::describe;
 use tcplab_sim::{Scenario, SimOutput};
 
 /// A server -> client download of `segs` segments over 10 Mbit/s, 20 ms each way, with the

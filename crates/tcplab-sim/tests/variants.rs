@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use tcplab_sim::scenario::{classic_variant, profile, CLASSIC_VARIANTS, PROFILES};
+use tcplab_sim::scenario::tcp::{classic_variant, profile, CLASSIC_VARIANTS, PROFILES};
 use tcplab_sim::tcp::{cc, recovery};
 use tcplab_sim::SimOutput;
 

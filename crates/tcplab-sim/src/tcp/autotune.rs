@@ -21,7 +21,7 @@
 //! `rcv_ssthresh` ramp of the first round trips (`tcp_grow_window`), which never limits a sender
 //! whose initial window is at most Linux's initial receive window of 10 segments.
 
-use crate::time::{Dur, SimTime};
+use crate::engine::time::{Dur, SimTime};
 
 /// TCP_INIT_CWND (include/net/tcp.h): the first measurement's `space` is at most this many MSS.
 const INIT_SPACE_SEGMENTS: u64 = 10;

@@ -33,10 +33,11 @@ use std::sync::Arc;
 
 use ns2::{Ns2Active, Ns2Rules};
 
-use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
-use crate::packet::{Packet, SackBlock, ACK, FIN, SYN};
-use crate::time::{Dur, SimTime};
-use crate::trace::{EventLog, PacketLog};
+use crate::engine::event::{Event, Timer, TimerKind, N_TIMERS};
+use crate::engine::queue::EventQueue;
+use crate::engine::time::{Dur, SimTime};
+use crate::net::packet::{Packet, SackBlock, ACK, FIN, SYN};
+use crate::output::trace::{EventLog, PacketLog};
 
 use cc::{AckEvent, CaRule, CcState, CongestionControl, RateSample, RecoveryStyle, SenderRules};
 use recovery::prr::Prr;

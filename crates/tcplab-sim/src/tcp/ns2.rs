@@ -6,9 +6,9 @@
 //! The conformance suite (`tcplab conformance ns2`) measures them against ns-2 itself; the
 //! table in `conformance/ns2/README.md` gives each rule's effect on the shared grid.
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::scenario::{get_bool, get_dur, keys_ok};
-use crate::time::Dur;
+use crate::scenario::fields::{get_bool, get_dur, keys_ok};
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,7 +122,7 @@ impl Ns2Rules {
                 "a table of ns-2 rules, e.g. { sack1 = false }",
             )
         })?;
-        keys_ok(m, path, crate::schema::keys("tcp.ns2", None))?;
+        keys_ok(m, path, crate::scenario::schema::keys("tcp.ns2", None))?;
         for (key, field) in self.flags() {
             if let Some(b) = get_bool(m, path, key)? {
                 *field = b;

@@ -20,9 +20,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::time::Dur;
-use crate::units::{parse_duration, parse_probability};
+use crate::scenario::units::{parse_duration, parse_probability};
 
 /// One parsed parameter value.
 #[derive(Clone, Debug, PartialEq)]

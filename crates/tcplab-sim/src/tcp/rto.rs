@@ -11,7 +11,7 @@
 //!
 //! All four gains are configurable because Riverbed and ns-2 expose them (Table 2 of Sarkar 2022).
 
-use crate::time::{Dur, SimTime};
+use crate::engine::time::{Dur, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoConfig {

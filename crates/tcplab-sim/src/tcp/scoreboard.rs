@@ -18,7 +18,7 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 
-use crate::time::SimTime;
+use crate::engine::time::SimTime;
 
 /// What the sender knew when it (re)transmitted a segment: the per-packet state of
 /// draft-cheng-iccrg-delivery-rate-estimation section 3.2 ("upon transmitting").

@@ -27,8 +27,8 @@
 //! byte-exact per-ACK increase.
 
 use super::{slow_start, AckEvent, CcState, CongestionControl};
+use crate::engine::time::Dur;
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {

@@ -32,8 +32,8 @@
 //! is the loss-recovery plug-in's pipe.
 
 use super::{AckEvent, CcState, CongestionControl, RateSample, RecoveryStyle};
+use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::{Dur, SimTime};
 
 /// BBR's pacing-gain cycle in ProbeBW (draft section 4.3.4.3).
 pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];

@@ -32,8 +32,8 @@
 
 use super::cubic_packets::{Bictcp, Knobs};
 use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -376,7 +376,7 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::super::CaRule;
     use super::*;
-    use crate::time::Dur;
+    use crate::engine::time::Dur;
 
     fn close(a: f64, b: f64, eps: f64) -> bool {
         (a - b).abs() < eps

@@ -29,7 +29,7 @@
 //! `delay_min`, cleared by a timeout and fed no samples in the first second of an epoch
 //! (`cubictcp_acked`).
 
-use crate::time::{Dur, SimTime};
+use crate::engine::time::{Dur, SimTime};
 
 /// How often at most `bictcp_update` recomputes cnt while cwnd does not change: HZ / 32
 /// jiffies, which is 1/32 s up to the rounding of the jiffy (28 ms at HZ 250, 31 ms at HZ 1000).

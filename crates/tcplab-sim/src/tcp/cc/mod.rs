@@ -99,8 +99,8 @@ pub mod westwood_plus;
 use serde_json::{Map, Value};
 
 use super::params::{Family, NoParams, ParamInfo, Params, Tunable, Walk};
+use crate::engine::time::{Dur, SimTime};
 use crate::error::SimResult;
-use crate::time::{Dur, SimTime};
 
 /// How congestion avoidance grows cwnd (the two rules of Sarkar 2022 section 5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,7 +37,7 @@ impl CongestionControl for Reno {
 mod tests {
     use super::super::CaRule;
     use super::*;
-    use crate::time::SimTime;
+    use crate::engine::time::SimTime;
 
     fn st(cwnd: u64, ssthresh: u64, rule: CaRule) -> CcState {
         CcState {

@@ -23,9 +23,9 @@
 //! detection and is not part of this plug-in.
 
 use super::{reno_increase, slow_start, AckEvent, CcState, CongestionControl};
+use crate::engine::time::Dur;
 use crate::error::SimResult;
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {

@@ -22,8 +22,8 @@
 
 use super::vegas::RttRounds;
 use super::{congestion_avoidance, slow_start, AckEvent, CcState, CongestionControl};
+use crate::engine::time::Dur;
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::Dur;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {

@@ -101,8 +101,8 @@
 //!   which `model = "ns2"` follows.
 
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::{Dur, SimTime};
 
 /// Which Westwood the defaults of the other parameters follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,8 +19,8 @@
 
 use super::westwood::Shared;
 use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
-use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {

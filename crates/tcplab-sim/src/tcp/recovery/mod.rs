@@ -32,8 +32,8 @@ use serde_json::{Map, Value};
 
 use super::params::{Family, NoParams, ParamInfo, Params, Tunable, Walk};
 use super::scoreboard::{Delivery, Scoreboard};
+use crate::engine::time::{Dur, SimTime};
 use crate::error::SimResult;
-use crate::time::{Dur, SimTime};
 
 /// Facts about the sender a loss-recovery plug-in may use.
 #[derive(Clone, Copy, Debug, Default)]

@@ -38,9 +38,9 @@
 //! TCP_RTO_MIN = 200 ms for a single outstanding segment).
 
 use super::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
+use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Tunable, Walk};
 use crate::tcp::scoreboard::Scoreboard;
-use crate::time::{Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {

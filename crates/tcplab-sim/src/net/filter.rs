@@ -10,10 +10,6 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{SimError, SimResult};
-use crate::scenario::{get_str, get_uint, join, keys_ok, table, AppCfg};
-use crate::schema;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Allow,
@@ -71,100 +67,6 @@ impl Rule {
         }
         Value::Object(m)
     }
-}
-
-/// The `rules` of node table `m` at `path` (empty when absent); a host may have none.
-pub fn parse_rules(m: &Map<String, Value>, path: &str, forwards: bool) -> SimResult<Vec<Rule>> {
-    let Some(v) = m.get("rules") else {
-        return Ok(Vec::new());
-    };
-    let p = join(path, "rules");
-    if !forwards {
-        return Err(SimError::invalid(
-            &p,
-            "a rule list on a host",
-            "a router or switch (hosts do not forward)",
-        ));
-    }
-    let arr = v
-        .as_array()
-        .ok_or_else(|| SimError::invalid(&p, v, "a list of rule tables"))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let rp = format!("{p}[{i}]");
-            let rm = table(r, &rp)?;
-            keys_ok(rm, &rp, schema::keys("nodes[].rules[]", None))?;
-            let action = match get_str(rm, &rp, "action")?.as_deref() {
-                Some("drop") => Action::Drop,
-                Some("allow") => Action::Allow,
-                Some(o) => {
-                    return Err(SimError::invalid(
-                        join(&rp, "action"),
-                        format!("{o:?}"),
-                        "\"drop\" or \"allow\"",
-                    ))
-                }
-                None => {
-                    return Err(SimError::MissingField {
-                        field: join(&rp, "action"),
-                        allowed: "\"drop\" or \"allow\"".into(),
-                    })
-                }
-            };
-            let protocol = match get_str(rm, &rp, "protocol")?.as_deref() {
-                None => None,
-                Some("tcp") => Some(Protocol::Tcp),
-                Some("udp") => Some(Protocol::Udp),
-                Some(o) => {
-                    return Err(SimError::invalid(
-                        join(&rp, "protocol"),
-                        format!("{o:?}"),
-                        "\"tcp\" or \"udp\"",
-                    ))
-                }
-            };
-            let port = get_uint(rm, &rp, "port", 1, 65_535)?.map(|n| n as u16);
-            let app_name = get_str(rm, &rp, "app")?;
-            Ok(Rule {
-                action,
-                protocol,
-                port,
-                app_name,
-                app: None,
-            })
-        })
-        .collect()
-}
-
-/// Resolve the `app` of every rule of `rules` (node `path`) among `apps`.
-pub fn resolve(rules: &mut [Rule], path: &str, apps: &[AppCfg]) -> SimResult<()> {
-    for (i, r) in rules.iter_mut().enumerate() {
-        if let Some(name) = &r.app_name {
-            let named = |a: &AppCfg| {
-                a.name == *name
-                    || a.name.strip_prefix(name.as_str()).is_some_and(|rest| {
-                        rest.strip_prefix(':')
-                            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
-                    })
-            };
-            let idx: Vec<usize> = (0..apps.len()).filter(|&i| named(&apps[i])).collect();
-            if idx.is_empty() {
-                let names: Vec<&str> = apps.iter().take(12).map(|a| a.name.as_str()).collect();
-                return Err(SimError::invalid(
-                    format!("{path}.rules[{i}].app"),
-                    format!("{name:?}"),
-                    format!(
-                        "the name of an application: {}{}",
-                        names.join(", "),
-                        if apps.len() > 12 { ", ..." } else { "" }
-                    ),
-                ));
-            }
-            r.app = Some(idx);
-        }
-    }
-    Ok(())
 }
 
 /// A node's rules at run time, with the packets each has dropped.

@@ -1,9 +1,9 @@
 //! Columnar traces: a per-connection state trace, an event log and a per-packet log.
 //! Each is a set of parallel vectors, turned into `output::Table`s at the end of a run.
 
+use crate::engine::time::SimTime;
+use crate::net::packet::Packet;
 use crate::output::{Column, Table};
-use crate::packet::Packet;
-use crate::time::SimTime;
 
 /// The row limit of one table (`output.max_rows`): rows past it are counted, not kept, so a
 /// long run's memory stays bounded; the summary says what was left out.

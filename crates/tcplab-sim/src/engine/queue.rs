@@ -8,141 +8,14 @@
 //! goes backwards: an event scheduled in the past is a caller's bug, caught by a debug assertion
 //! (a release build runs it at the current time).
 
-use crate::time::SimTime;
-
-/// What happens when an event fires. Small and `Copy`: packets in flight live in their link's
-/// FIFO, not in the heap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The head frame of link direction `dir` reaches the far end.
-    LinkDeliver { dir: u32 },
-    /// A timer of one TCP endpoint (`end` 0 = client, 1 = server).
-    Timer { conn: u32, end: u8, kind: TimerKind },
-    /// An application starts.
-    AppStart { app: u32 },
-    /// An application's periodic action (CBR packets, bulk refills).
-    AppTick { app: u32 },
-    /// The first packet held by node `node`'s processing delay is due.
-    NodeRelease { node: u32 },
-    /// Fixed-interval trace sampling.
-    Sample,
-    /// The run's stop time.
-    Stop,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TimerKind {
-    Rto = 0,
-    DelAck = 1,
-    Persist = 2,
-    Read = 3,
-    /// The loss-recovery plug-in's reordering timer (RACK, RFC 8985 section 6.2 step 5).
-    Reorder = 4,
-    /// The loss-recovery plug-in's probe timer (TLP's PTO, RFC 8985 section 7.2).
-    Probe = 5,
-    /// The pacing release time of the next segment (congestion controls that pace, e.g. BBR).
-    Pace = 6,
-}
-pub const N_TIMERS: usize = 7;
-
-/// A heap entry: the time in the high 64 bits of the key and the scheduling counter in the low
-/// ones, so one integer comparison orders by `(time, seq)`; keys are unique.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    ev: Event,
-}
-
-/// A 4-ary min-heap on `Entry::key`. Against std's binary max-heap it does half the levels and
-/// compares single integers, and its sift-down stops as soon as the moved entry fits (the event
-/// queue is small: link heads and armed timers, so most pops settle near the top).
-#[derive(Debug, Default)]
-struct Heap {
-    v: Vec<Entry>,
-}
-
-impl Heap {
-    #[inline(always)]
-    fn push(&mut self, e: Entry) {
-        let mut i = self.v.len();
-        self.v.push(e);
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            if self.v[parent].key <= e.key {
-                break;
-            }
-            self.v[i] = self.v[parent];
-            i = parent;
-        }
-        self.v[i] = e;
-    }
-
-    /// Take the smallest entry, sifting the last one down from the root. The four children of
-    /// a full node are compared in a fixed tournament, not in a loop over a variable range
-    /// (measured with 1,000 flows when every event went through the heap: 4,042 -> 3,681
-    /// instructions per data segment).
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Entry> {
-        let last = self.v.pop()?;
-        let n = self.v.len();
-        if n == 0 {
-            return Some(last);
-        }
-        let top = self.v[0];
-        let mut i = 0;
-        loop {
-            let first = 4 * i + 1;
-            let m = if first + 4 <= n {
-                let c = &self.v[first..first + 4];
-                let a = if c[1].key < c[0].key { 1 } else { 0 };
-                let b = if c[3].key < c[2].key { 3 } else { 2 };
-                first + if c[b].key < c[a].key { b } else { a }
-            } else if first < n {
-                let mut m = first;
-                for c in first + 1..n {
-                    if self.v[c].key < self.v[m].key {
-                        m = c;
-                    }
-                }
-                m
-            } else {
-                break;
-            };
-            if self.v[m].key >= last.key {
-                break;
-            }
-            self.v[i] = self.v[m];
-            i = m;
-        }
-        self.v[i] = last;
-        Some(top)
-    }
-
-    /// The smallest key, or `u128::MAX` (no event's) when there is none.
-    #[inline]
-    fn min_key(&self) -> u128 {
-        self.v.first().map_or(u128::MAX, |e| e.key)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.v.is_empty()
-    }
-}
+use crate::engine::event::Event;
+use crate::engine::heap::{Entry, Heap};
+use crate::engine::time::SimTime;
+use crate::engine::wheel::{slot_of, Run, Wheel, SLOTS, SLOT_SHIFT};
 
 /// How many events wait beside the heap (see [`EventQueue`]).
 const NEAR: usize = 3;
 
-/// A wheel slot spans `2^SLOT_SHIFT` ns (8.2 us): with many flows a few events fall in a slot,
-/// and few new events fall in the slot being run (dumbbells of 100 and 1,000 pairs: 6 in 10 of
-/// them with 65 us slots, 1 in 100 with 8.2 us; a new event's place in the run is a search and a
-/// shift, its place in the wheel a push).
-const SLOT_SHIFT: u32 = 13;
-/// Slots in the wheel, a power of two: it spans `SLOTS << SLOT_SHIFT` ns (16.8 ms), so link
-/// propagation delays and frame spacings land in it; timers further out wait in a heap of their
-/// own.
-const SLOTS: usize = 2048;
-const WORDS: usize = SLOTS / 64;
-const _: () = assert!(WORDS <= 64 && SLOTS.is_power_of_two() && SLOTS >= 64);
 /// The wheel is used only while the events are many: from when the heap reaches `WHEEL_ON`
 /// entries until the wheel and the far heap hold `WHEEL_OFF` or fewer. With few events (a single
 /// flow) the heap and the events beside it are cheaper than the wheel's pushes and slot changes.
@@ -150,131 +23,6 @@ const WHEEL_ON: usize = 256;
 /// The wheel stops at a change of slot that finds between 1 and `WHEEL_OFF` events left in the
 /// wheel and the far heap (with none left it stays on, empty, until the next event).
 const WHEEL_OFF: usize = 32;
-/// The end of a slot's list.
-const NIL: u32 = u32::MAX;
-
-/// A wheel entry: an event and the next entry of its slot. The key is split in two words so
-/// that a node is 32 bytes, two to a cache line.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    time: u64,
-    seq: u64,
-    ev: Event,
-    next: u32,
-}
-const _: () = assert!(std::mem::size_of::<Node>() == 32);
-
-/// A timing wheel of `SLOTS` slots of `2^SLOT_SHIFT` ns. A slot is a list of nodes, newest
-/// first, in one shared pool of nodes with a free list: a push writes one node and one head, and
-/// a slot costs 4 bytes whether it holds events or not. The entries of a slot are not sorted
-/// until the clock reaches it. A bitmap (and one summary word over its words) finds the next
-/// occupied slot in a few instructions. The slots are made when the wheel first starts: a run
-/// that never needs them (a single flow) neither builds nor drops them.
-#[derive(Debug)]
-struct Wheel {
-    /// The first node of each slot (`NIL` when empty): `SLOTS` of them once the wheel has
-    /// started, none before.
-    heads: Vec<u32>,
-    nodes: Vec<Node>,
-    /// The first free node, `NIL` when none is.
-    free: u32,
-    /// A bit per slot, set while the slot holds events.
-    bits: [u64; WORDS],
-    /// A bit per word of `bits`, set while the word is not 0.
-    summary: u64,
-    len: usize,
-}
-
-impl Default for Wheel {
-    fn default() -> Self {
-        Wheel {
-            heads: Vec::new(),
-            nodes: Vec::new(),
-            free: NIL,
-            bits: [0; WORDS],
-            summary: 0,
-            len: 0,
-        }
-    }
-}
-
-impl Wheel {
-    fn start(&mut self) {
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; SLOTS];
-        }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, slot: usize, e: Entry) {
-        let slot = slot & (SLOTS - 1);
-        let node = Node {
-            time: (e.key >> 64) as u64,
-            seq: e.key as u64,
-            ev: e.ev,
-            next: self.heads[slot],
-        };
-        let n = if self.free != NIL {
-            let n = self.free;
-            let at = &mut self.nodes[n as usize];
-            self.free = at.next;
-            *at = node;
-            n
-        } else {
-            debug_assert!(self.nodes.len() < NIL as usize, "wheel nodes exhausted");
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
-        self.heads[slot] = n;
-        self.bits[slot / 64] |= 1 << (slot % 64);
-        self.summary |= 1 << (slot / 64);
-        self.len += 1;
-    }
-
-    /// The first occupied slot at or after `start`, going round: its distance from `start`.
-    #[inline]
-    fn next_occupied(&self, start: usize) -> Option<usize> {
-        let (w, b) = (start / 64, start % 64);
-        let m = self.bits[w] & (!0u64 << b);
-        let idx = if m != 0 {
-            w * 64 + m.trailing_zeros() as usize
-        } else {
-            // Words after `w`, else the lowest occupied word (wrapping round, possibly `w`'s
-            // own bits below `b`).
-            let after = self.summary & (!0u64).checked_shl(w as u32 + 1).unwrap_or(0);
-            let sm = if after != 0 { after } else { self.summary };
-            if sm == 0 {
-                return None;
-            }
-            let w2 = sm.trailing_zeros() as usize;
-            w2 * 64 + self.bits[w2].trailing_zeros() as usize
-        };
-        Some(idx.wrapping_sub(start) & (SLOTS - 1))
-    }
-
-    /// Move slot `slot`'s entries to the end of `into` (in no particular order), emptying it.
-    #[inline]
-    fn take(&mut self, slot: usize, into: &mut Vec<Entry>) {
-        let slot = slot & (SLOTS - 1);
-        let mut n = std::mem::replace(&mut self.heads[slot], NIL);
-        while n != NIL {
-            let node = &mut self.nodes[n as usize];
-            into.push(Entry {
-                key: (u128::from(node.time) << 64) | u128::from(node.seq),
-                ev: node.ev,
-            });
-            let next = node.next;
-            node.next = self.free;
-            self.free = n;
-            n = next;
-            self.len -= 1;
-        }
-        self.bits[slot / 64] &= !(1 << (slot % 64));
-        if self.bits[slot / 64] == 0 {
-            self.summary &= !(1 << (slot / 64));
-        }
-    }
-}
 
 /// The event queue: the events due soon in a heap and beside it, and, while the events are many,
 /// the later ones in a timing wheel and those beyond its span in a second heap.
@@ -356,58 +104,6 @@ impl Default for EventQueue {
             reserved: std::collections::BTreeSet::new(),
         }
     }
-}
-
-/// The events of the current wheel slot, by increasing key, taken from the front (`head`): a
-/// burst of events at one instant, each later than all before it, is appended, not shifted in
-/// (100,000 events scheduled at one instant while the wheel is on took 3.6 s when the run was a
-/// vector by decreasing key, shifted whole for each; a `VecDeque` cost the 1,000-pair dumbbell
-/// 5 % and the single flow 7 instructions per data segment).
-#[derive(Debug, Default)]
-struct Run {
-    v: Vec<Entry>,
-    head: usize,
-}
-
-impl Run {
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Entry> {
-        let e = *self.v.get(self.head)?;
-        self.head += 1;
-        Some(e)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.head == self.v.len()
-    }
-
-    fn len(&self) -> usize {
-        self.v.len() - self.head
-    }
-
-    /// Empty it, keeping the allocation (it must hold no event).
-    fn reset(&mut self) {
-        debug_assert!(self.is_empty());
-        self.v.clear();
-        self.head = 0;
-    }
-
-    /// Insert `e` in its place by key: at the end, moving nothing, for an event at the latest
-    /// instant (a burst); a reserved start lands where its counter puts it.
-    #[inline]
-    fn insert(&mut self, e: Entry) {
-        let at = self.head + self.v[self.head..].partition_point(|x| x.key < e.key);
-        self.v.insert(at, e);
-    }
-
-    fn sort(&mut self) {
-        self.v[self.head..].sort_unstable_by_key(|e| e.key);
-    }
-}
-
-#[inline(always)]
-fn slot_of(key: u128) -> u64 {
-    (key >> (64 + SLOT_SHIFT)) as u64
 }
 
 impl EventQueue {
@@ -716,61 +412,6 @@ impl EventQueue {
     }
 }
 
-/// A lazily cancelled timer. Re-arming or cancelling never removes heap entries; a stale entry is
-/// recognised when it fires. The invariant: whenever `deadline` is set, some heap entry for this
-/// timer exists at or before it (`queued`, the earliest one we scheduled and still track).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Timer {
-    pub deadline: Option<SimTime>,
-    queued: Option<SimTime>,
-}
-
-impl Timer {
-    /// Arm (or re-arm) the timer for `at`. Returns the time at which a heap entry must be
-    /// scheduled, if one is needed.
-    #[inline]
-    #[must_use]
-    pub fn arm(&mut self, at: SimTime) -> Option<SimTime> {
-        self.deadline = Some(at);
-        match self.queued {
-            Some(q) if q <= at => None,
-            _ => {
-                self.queued = Some(at);
-                Some(at)
-            }
-        }
-    }
-
-    #[inline]
-    pub fn cancel(&mut self) {
-        self.deadline = None;
-    }
-
-    pub fn is_armed(&self) -> bool {
-        self.deadline.is_some()
-    }
-
-    /// A heap entry for this timer fired at `now`. Returns (fire?, reschedule-at).
-    #[inline]
-    #[must_use]
-    pub fn on_fire(&mut self, now: SimTime) -> (bool, Option<SimTime>) {
-        if self.queued == Some(now) {
-            self.queued = None;
-        }
-        match self.deadline {
-            Some(d) if d <= now => {
-                self.deadline = None;
-                (true, None)
-            }
-            Some(d) if self.queued.is_none() => {
-                self.queued = Some(d);
-                (false, Some(d))
-            }
-            _ => (false, None),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -780,7 +421,7 @@ mod tests {
         // Interleaved pushes and pops, times drawn around `now`: every pop must return the
         // smallest (time, seq) pushed and not yet popped.
         // The crate's own generator (rng::stream), seeded for this test.
-        let mut rng = crate::rng::stream(1, "engine-test");
+        let mut rng = crate::engine::rng::stream(1, "engine-test");
         let mut next = || rand::RngCore::next_u64(&mut rng);
         let mut q = EventQueue::new();
         let mut model: Vec<(u64, u64)> = Vec::new();
@@ -810,7 +451,7 @@ mod tests {
     /// Drive `q` and a model (a plain list searched for its minimum) with the same interleaved
     /// schedules and pops, times drawn by `delay`; every pop must agree.
     fn against_model(seed: u64, ops: usize, push_bias: u64, delay: impl Fn(u64) -> u64) {
-        let mut rng = crate::rng::stream(seed, "engine-test");
+        let mut rng = crate::engine::rng::stream(seed, "engine-test");
         let mut next = || rand::RngCore::next_u64(&mut rng);
         let mut q = EventQueue::new();
         let mut model: Vec<(u64, u64)> = Vec::new();
@@ -968,7 +609,7 @@ mod tests {
         // that grow the queue past `WHEEL_ON` and drain it: every pop is the model's smallest.
         let span = (SLOTS as u64) << SLOT_SHIFT;
         for seed in 1..6 {
-            let mut rng = crate::rng::stream(seed, "engine-reserved");
+            let mut rng = crate::engine::rng::stream(seed, "engine-reserved");
             let mut next = || rand::RngCore::next_u64(&mut rng);
             let mut q = EventQueue::new();
             let mut model = std::collections::BTreeSet::new();
@@ -1114,27 +755,5 @@ mod tests {
                 Event::Sample
             ]
         );
-    }
-
-    #[test]
-    fn lazy_timer_fires_once_at_latest_deadline() {
-        let mut t = Timer::default();
-        let mut heap = vec![];
-        heap.extend(t.arm(SimTime(100)));
-        // Re-arm later: no new entry needed now.
-        assert_eq!(t.arm(SimTime(300)), None);
-        // The entry at 100 fires: stale, so it reschedules at 300.
-        let (fire, re) = t.on_fire(SimTime(100));
-        assert!(!fire);
-        assert_eq!(re, Some(SimTime(300)));
-        // Re-arm earlier than the queued entry: a new entry is needed.
-        assert_eq!(t.arm(SimTime(200)), Some(SimTime(200)));
-        assert_eq!(t.on_fire(SimTime(200)), (true, None));
-        // The untracked entry at 300 is now stale and does nothing.
-        assert_eq!(t.on_fire(SimTime(300)), (false, None));
-        // Cancelled timers never fire.
-        heap.extend(t.arm(SimTime(400)));
-        t.cancel();
-        assert_eq!(t.on_fire(SimTime(400)), (false, None));
     }
 }

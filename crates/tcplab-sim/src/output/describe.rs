@@ -6,14 +6,15 @@
 
 use serde_json::{json, Value};
 
-use crate::aqm::AqmCfg;
 use crate::error::{SimError, SimResult};
-use crate::link::{Framing, QueueLimit};
-use crate::loss::{ErrorModelConfig, Law};
-use crate::scenario::{AppKind, Scenario};
+use crate::net::aqm::AqmCfg;
+use crate::net::link::{Framing, QueueLimit};
+use crate::net::loss::{ErrorModelConfig, Law};
+use crate::net::topology::Routes;
+use crate::scenario::apps::AppKind;
+use crate::scenario::Scenario;
 use crate::tcp::cc::{self, CaRule};
 use crate::tcp::{params, recovery, LossBase, RtoRestart, SynLoss};
-use crate::topology::Routes;
 
 fn law(l: &Law) -> Value {
     match l {

@@ -15,11 +15,11 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::apps::{dist, Dist, Unit};
+use crate::apps::dist::{dist, Dist, Unit};
+use crate::engine::rng::{stream, uniform, Rng};
 use crate::error::{SimError, SimResult};
-use crate::rng::{stream, uniform, Rng};
-use crate::scenario::{get_str, get_uint, join, keys_ok, required, table};
-use crate::schema;
+use crate::scenario::fields::{get_str, get_uint, join, keys_ok, required, table};
+use crate::scenario::schema;
 
 fn hosts(m: &Map<String, Value>, path: &str) -> SimResult<Vec<String>> {
     let p = join(path, "hosts");
@@ -121,10 +121,11 @@ pub fn expand(root: &Map<String, Value>, seed: u64) -> SimResult<Vec<(String, Va
                         .unwrap_or_else(|| format!("app{j}"));
                     let mut app = tm.clone();
                     let own = match tm.get("start") {
-                        Some(Value::String(s)) => {
-                            crate::units::parse_duration(&format!("{path}.apps[{j}].start"), s)?
-                                .as_secs_f64()
-                        }
+                        Some(Value::String(s)) => crate::scenario::units::parse_duration(
+                            &format!("{path}.apps[{j}].start"),
+                            s,
+                        )?
+                        .as_secs_f64(),
                         Some(v) => {
                             return Err(SimError::invalid(
                                 format!("{path}.apps[{j}].start"),
@@ -225,7 +226,7 @@ pub fn expand_ftp(
     let name = get_str(m, path, "name")?.unwrap_or_else(|| path.to_string());
     let start = match m.get("start") {
         Some(Value::String(s)) => {
-            crate::units::parse_duration(&join(path, "start"), s)?.as_secs_f64()
+            crate::scenario::units::parse_duration(&join(path, "start"), s)?.as_secs_f64()
         }
         Some(v) => {
             return Err(SimError::invalid(

@@ -22,8 +22,8 @@
 //! never occupies the queue or the wire. The hard queue limit still applies after RED. Draws come
 //! from the direction's own stream (`aqm:<link>:<dir>`), one per arrival in the random region.
 
-use crate::rng::{uniform, Rng};
-use crate::time::{serialization, Dur, SimTime};
+use crate::engine::rng::{uniform, Rng};
+use crate::engine::time::{serialization, Dur, SimTime};
 
 /// RED's parameters. Thresholds are in packets (frames waiting), as Floyd and Jacobson's.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,8 +61,8 @@ pub enum AqmCfg {
     #[default]
     None,
     Red(RedCfg),
-    /// CoDel (RFC 8289), see `crate::codel`.
-    CoDel(crate::codel::CoDelCfg),
+    /// CoDel (RFC 8289), see `crate::net::codel`.
+    CoDel(crate::net::codel::CoDelCfg),
 }
 
 /// RED's running state on one link direction.
@@ -177,7 +177,7 @@ impl Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn red(cfg: RedCfg) -> Red {
         Red::new(cfg, 10_000_000, stream(1, "aqm:t"))

@@ -7,7 +7,7 @@
 //! written, while it is still in the cache. With many flows the packets in the network touch
 //! about as many slots as are in flight at once, not a ring of slots per link direction.
 
-use crate::packet::Packet;
+use crate::net::packet::Packet;
 
 /// The number of a packet's slot in the [`PacketPool`].
 pub type FrameId = u32;

@@ -1,8 +1,8 @@
 //! Transactional applications: `database` (queries and responses arriving on their own schedule,
 //! over one persistent TCP connection) and `http` (pages of objects fetched one after the other,
 //! with think time between pages: over one persistent connection, HTTP/1.1 without pipelining,
-//! or over a new connection per page, HTTP/1.0 style), and the random distributions their sizes
-//! and times are drawn from.
+//! or over a new connection per page, HTTP/1.0 style). Their sizes and times are drawn from
+//! distributions ([`crate::apps::dist`]).
 //!
 //! A transaction is a list of exchanges: the client writes a request, the server answers it with
 //! a response once the whole request has arrived, in order. Requests may queue up behind slow
@@ -15,205 +15,11 @@
 
 use std::collections::VecDeque;
 
-use rand_distr::{Distribution, Exp, LogNormal, Pareto};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::error::{SimError, SimResult};
-use crate::rng::{uniform, Rng};
-use crate::scenario::{get_str, get_uint, join, keys_ok, required};
-use crate::schema;
-use crate::time::{Dur, SimTime};
-use crate::units::{parse_duration, parse_size};
-
-// ------------------------------------------------------------------------------ distributions
-
-/// What a distribution's values are: seconds (written as durations) or bytes (sizes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    Seconds,
-    Bytes,
-    Count,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Dist {
-    Constant(f64),
-    Exponential {
-        mean: f64,
-    },
-    Uniform {
-        min: f64,
-        max: f64,
-    },
-    /// Parametrised by the mean and standard deviation of the variable itself.
-    LogNormal {
-        mean: f64,
-        sd: f64,
-    },
-    /// Pareto with `shape` > 1 and minimum `scale`; mean = shape scale / (shape - 1).
-    Pareto {
-        shape: f64,
-        scale: f64,
-    },
-}
-
-impl Dist {
-    pub fn sample(&self, rng: &mut Rng) -> f64 {
-        match *self {
-            Dist::Constant(v) => v,
-            Dist::Exponential { mean } => Exp::new(1.0 / mean).map_or(0.0, |d| d.sample(rng)),
-            Dist::Uniform { min, max } => min + (max - min) * uniform(rng),
-            Dist::LogNormal { mean, sd } => {
-                let s2 = (1.0 + (sd / mean).powi(2)).ln();
-                LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()).map_or(mean, |d| d.sample(rng))
-            }
-            Dist::Pareto { shape, scale } => {
-                Pareto::new(scale, shape).map_or(scale, |d| d.sample(rng))
-            }
-        }
-    }
-
-    pub fn mean(&self) -> f64 {
-        match *self {
-            Dist::Constant(v) => v,
-            Dist::Exponential { mean } | Dist::LogNormal { mean, .. } => mean,
-            Dist::Uniform { min, max } => (min + max) / 2.0,
-            Dist::Pareto { shape, scale } => shape * scale / (shape - 1.0),
-        }
-    }
-
-    pub fn to_json(&self) -> Value {
-        match *self {
-            Dist::Constant(v) => json!({"dist": "constant", "value": v}),
-            Dist::Exponential { mean } => json!({"dist": "exponential", "mean": mean}),
-            Dist::Uniform { min, max } => json!({"dist": "uniform", "min": min, "max": max}),
-            Dist::LogNormal { mean, sd } => json!({"dist": "lognormal", "mean": mean, "sd": sd}),
-            Dist::Pareto { shape, scale } => {
-                json!({"dist": "pareto", "shape": shape, "scale": scale})
-            }
-        }
-    }
-}
-
-const DISTS: &str = "constant, exponential, uniform, lognormal, pareto";
-
-fn unit_text(unit: Unit) -> &'static str {
-    match unit {
-        Unit::Seconds => "a duration such as \"30s\"",
-        Unit::Bytes => "a size such as \"10KB\"",
-        Unit::Count => "a whole number",
-    }
-}
-
-/// One number of a distribution: a duration, a size or a count as `unit` says.
-pub(crate) fn value(v: &Value, path: &str, unit: Unit) -> SimResult<f64> {
-    let x = match (unit, v) {
-        (Unit::Seconds, Value::String(s)) => parse_duration(path, s)?.as_secs_f64(),
-        (Unit::Bytes, Value::String(s)) => parse_size(path, s)? as f64,
-        (Unit::Bytes | Unit::Count, Value::Number(n)) => n
-            .as_f64()
-            .ok_or_else(|| SimError::invalid(path, v, unit_text(unit)))?,
-        _ => return Err(SimError::invalid(path, v, unit_text(unit))),
-    };
-    if !x.is_finite() || x < 0.0 {
-        return Err(SimError::invalid(path, v, unit_text(unit)));
-    }
-    Ok(x)
-}
-
-/// A distribution: a plain value (constant) or `{dist = "...", ...}`.
-pub fn dist(v: &Value, path: &str, unit: Unit) -> SimResult<Dist> {
-    let Value::Object(m) = v else {
-        return value(v, path, unit).map(Dist::Constant);
-    };
-    let kind = required(get_str(m, path, "dist")?, path, "dist", DISTS)?;
-    let when = format!("dist={kind}");
-    let known = schema::keys("distribution", Some(&when));
-    if !["constant", "exponential", "uniform", "lognormal", "pareto"].contains(&kind.as_str()) {
-        return Err(SimError::invalid(
-            join(path, "dist"),
-            format!("{kind:?}"),
-            DISTS,
-        ));
-    }
-    keys_ok(m, path, known)?;
-    let num = |key: &str| -> SimResult<f64> {
-        let x = m.get(key).ok_or_else(|| SimError::MissingField {
-            field: join(path, key),
-            allowed: unit_text(unit).into(),
-        })?;
-        value(x, &join(path, key), unit)
-    };
-    let positive = |key: &str, x: f64| -> SimResult<f64> {
-        if x > 0.0 {
-            Ok(x)
-        } else {
-            Err(SimError::invalid(join(path, key), x, "above 0"))
-        }
-    };
-    Ok(match kind.as_str() {
-        "constant" => Dist::Constant(num("value")?),
-        "exponential" => Dist::Exponential {
-            mean: positive("mean", num("mean")?)?,
-        },
-        "uniform" => {
-            let (min, max) = (num("min")?, num("max")?);
-            if max < min {
-                return Err(SimError::invalid(
-                    join(path, "max"),
-                    max,
-                    format!("at least min ({min})"),
-                ));
-            }
-            Dist::Uniform { min, max }
-        }
-        "lognormal" => Dist::LogNormal {
-            mean: positive("mean", num("mean")?)?,
-            sd: positive("sd", num("sd")?)?,
-        },
-        _ => {
-            let shape = match m.get("shape").map(Value::as_f64) {
-                Some(Some(s)) if s > 1.0 && s.is_finite() => s,
-                Some(_) => {
-                    return Err(SimError::invalid(
-                        join(path, "shape"),
-                        &m["shape"],
-                        "a number above 1 (the mean is infinite at or below 1)",
-                    ))
-                }
-                None => {
-                    return Err(SimError::MissingField {
-                        field: join(path, "shape"),
-                        allowed: "a number above 1".into(),
-                    })
-                }
-            };
-            let scale = match (m.get("scale"), m.get("mean")) {
-                (Some(_), None) => positive("scale", num("scale")?)?,
-                (None, Some(_)) => positive("mean", num("mean")?)? * (shape - 1.0) / shape,
-                _ => {
-                    return Err(SimError::invalid(
-                        join(path, "scale"),
-                        "both or neither of scale and mean",
-                        "either scale (the minimum) or mean",
-                    ))
-                }
-            };
-            Dist::Pareto { shape, scale }
-        }
-    })
-}
-
-fn get_dist(
-    m: &Map<String, Value>,
-    path: &str,
-    key: &str,
-    unit: Unit,
-    default: Dist,
-) -> SimResult<Dist> {
-    m.get(key)
-        .map_or(Ok(default), |v| dist(v, &join(path, key), unit))
-}
+use crate::apps::dist::Dist;
+use crate::engine::rng::Rng;
+use crate::engine::time::{Dur, SimTime};
 
 // ------------------------------------------------------------------------------ configuration
 
@@ -324,72 +130,6 @@ impl TxnCfg {
         v["stop_s"] = json!(self.stop.map(|d| d.as_secs_f64()));
         v
     }
-}
-
-/// The settings of a `database` or `http` application (`m` is its table, `kind` its kind).
-pub fn parse(m: &Map<String, Value>, path: &str, kind: &str) -> SimResult<TxnCfg> {
-    keys_ok(
-        m,
-        path,
-        schema::keys("apps[]", Some(&format!("kind={kind}"))),
-    )?;
-    let d = |key: &str, unit: Unit, default: Dist| get_dist(m, path, key, unit, default);
-    let kind = if kind == "database" {
-        TxnKind::Database {
-            request_size: d("request_size", Unit::Bytes, Dist::Constant(512.0))?,
-            response_size: d("response_size", Unit::Bytes, Dist::Constant(16_000.0))?,
-            interval: d("interval", Unit::Seconds, Dist::Exponential { mean: 1.0 })?,
-        }
-    } else {
-        // OPNET's browsing presets differ in the think time (page interarrival time) only.
-        let think = match crate::scenario::get_str(m, path, "preset")?.as_deref() {
-            None | Some("heavy") => 60.0,
-            Some("light") => 720.0,
-            Some(other) => {
-                return Err(crate::error::SimError::invalid(
-                    crate::scenario::join(path, "preset"),
-                    format!("{other:?}"),
-                    "\"heavy\" (a page every exponential(60 s)) or \"light\" (every \
-                     exponential(720 s))",
-                ))
-            }
-        };
-        TxnKind::Http {
-            request_size: d("request_size", Unit::Bytes, Dist::Constant(350.0))?,
-            page_size: d("page_size", Unit::Bytes, Dist::Constant(1000.0))?,
-            objects: d("objects", Unit::Count, Dist::Constant(5.0))?,
-            object_size: d(
-                "object_size",
-                Unit::Bytes,
-                Dist::Uniform {
-                    min: 500.0,
-                    max: 2000.0,
-                },
-            )?,
-            think_time: d(
-                "think_time",
-                Unit::Seconds,
-                Dist::Exponential { mean: think },
-            )?,
-            connection: match get_str(m, path, "connection")?.as_deref() {
-                None | Some("persistent") => HttpConn::Persistent,
-                Some("per_page") => HttpConn::PerPage,
-                Some(other) => {
-                    return Err(SimError::invalid(
-                        join(path, "connection"),
-                        format!("{other:?}"),
-                        "\"persistent\" (one connection for every page, HTTP/1.1) or \
-                         \"per_page\" (a new connection for each page, HTTP/1.0 style)",
-                    ))
-                }
-            },
-        }
-    };
-    Ok(TxnCfg {
-        kind,
-        count: get_uint(m, path, "count", 1, u64::MAX / 2)?,
-        stop: crate::scenario::get_dur(m, path, "stop")?,
-    })
 }
 
 // ------------------------------------------------------------------------------ runtime
@@ -611,31 +351,13 @@ impl TxnRt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn cfg(kind: TxnKind, count: Option<u64>) -> TxnCfg {
         TxnCfg {
             kind,
             count,
             stop: None,
-        }
-    }
-
-    #[test]
-    fn distributions_have_the_means_they_are_given() {
-        let mut rng = stream(1, "t");
-        for d in [
-            Dist::Exponential { mean: 3.0 },
-            Dist::Uniform { min: 1.0, max: 5.0 },
-            Dist::LogNormal { mean: 3.0, sd: 2.0 },
-            Dist::Pareto {
-                shape: 3.0,
-                scale: 2.0,
-            },
-        ] {
-            let n = 200_000;
-            let m = (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64;
-            assert!((m - d.mean()).abs() / d.mean() < 0.02, "{d:?}: {m}");
         }
     }
 

@@ -17,7 +17,7 @@
 //!   this direction), or of the frame carrying a TCP segment with a given sequence number on its
 //!   k-th transmission (k = 1 for the first).
 
-use crate::rng::{uniform, Rng};
+use crate::engine::rng::{uniform, Rng};
 
 /// The loss law of one state (or of the whole channel for `per`/`ber`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,7 +238,7 @@ impl ErrorModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn frame(bytes: u32) -> FrameInfo {
         FrameInfo {

@@ -175,7 +175,7 @@ impl Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{stream, uniform, Rng};
+    use crate::engine::rng::{stream, uniform, Rng};
 
     /// The definition, computed the slow way: a breadth-first search from every source, links
     /// in scenario order, the first path found wins (the all-pairs table tcplab used before).

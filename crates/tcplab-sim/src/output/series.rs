@@ -20,8 +20,8 @@
 //! decade from 1 us to 1000 s, compared as whole nanoseconds so that a frame's bin does not
 //! depend on floating-point rounding.
 
+use crate::engine::time::SimTime;
 use crate::output::Column;
-use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Bin {

@@ -1,24 +1,25 @@
 //! Full-duplex point-to-point links, modelled per direction.
 //!
 //! A direction has a rate, a propagation delay, an MTU, a framing, a transmit queue (drop-tail,
-//! optionally managed by RED, see [`crate::aqm`]) and an error model. The transmitter is modelled analytically: it is busy until `busy_until`; a frame
-//! offered at `t` starts at `max(t, busy_until)`, is on the wire for its serialisation time, and
-//! arrives `delay` later. This is exactly a FIFO queue with one server, without events for
-//! transmission start and end. The queue limit counts frames waiting, not the one being sent (as
-//! ns-3's DropTail queue behind its device).
+//! optionally managed by RED, see [`crate::net::aqm`]) and an error model. The transmitter is
+//! modelled analytically: it is busy until `busy_until`; a frame offered at `t` starts at
+//! `max(t, busy_until)`, is on the wire for its serialisation time, and arrives `delay` later.
+//! This is exactly a FIFO queue with one server, without events for transmission start and end.
+//! The queue limit counts frames waiting, not the one being sent (as ns-3's DropTail queue
+//! behind its device).
 //!
 //! Errors are decided when a frame starts transmission, in transmission order, so the error model
 //! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
 //! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
 
-use crate::aqm::{Red, RedDrop};
-use crate::codel::{CoDelQueue, Pending};
-use crate::loss::{ErrorModel, FrameInfo};
-use crate::packet::Packet;
-use crate::pool::{FrameId, PacketPool};
-use crate::ring::Ring;
-use crate::series::LinkSeries;
-use crate::time::{serialization, Dur, SimTime, NS_PER_SEC};
+use crate::engine::pool::{FrameId, PacketPool};
+use crate::engine::ring::Ring;
+use crate::engine::time::{serialization, Dur, SimTime, NS_PER_SEC};
+use crate::net::aqm::{Red, RedDrop};
+use crate::net::codel::{CoDelQueue, Pending};
+use crate::net::loss::{ErrorModel, FrameInfo};
+use crate::net::packet::Packet;
+use crate::output::series::LinkSeries;
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -472,7 +473,7 @@ impl LinkDir {
         } else {
             self.err.corrupts_frame(|| FrameInfo {
                 exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
-                tcp: (pkt.seq_len() > 0 && !pkt.is(crate::packet::UDP))
+                tcp: (pkt.seq_len() > 0 && !pkt.is(crate::net::packet::UDP))
                     .then_some((pkt.seq, pkt.tx_count)),
             })
         };
@@ -651,8 +652,8 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loss::ErrorModelConfig;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
+    use crate::net::loss::ErrorModelConfig;
 
     fn pkt(len: u32) -> Packet {
         Packet {
@@ -779,7 +780,7 @@ mod tests {
 
     #[test]
     fn red_decides_on_the_frames_waiting_at_each_arrival() {
-        use crate::aqm::{Red, RedCfg};
+        use crate::net::aqm::{Red, RedCfg};
         let mut d = dir(QueueLimit::Packets(100));
         let mut pool = PacketPool::default();
         // weight 1: the average is the queue each arrival finds; no random region (max_p 0

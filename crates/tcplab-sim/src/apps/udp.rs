@@ -7,15 +7,11 @@
 //! The receiver counts datagrams, bytes and one-way delay (each datagram carries its send time).
 //! On/off periods are drawn from the application's own stream (`app:<name>`).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::apps::{dist, Dist, Unit};
-use crate::error::{SimError, SimResult};
-use crate::rng::Rng;
-use crate::scenario::{get_dur, get_size, join, keys_ok};
-use crate::schema;
-use crate::time::{serialization, Dur, SimTime};
-use crate::units::parse_rate;
+use crate::apps::dist::Dist;
+use crate::engine::rng::Rng;
+use crate::engine::time::{serialization, Dur, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct UdpCfg {
@@ -44,65 +40,6 @@ impl UdpCfg {
             "stop_s": self.stop.map(|d| d.as_secs_f64()),
         })
     }
-}
-
-pub fn parse(m: &Map<String, Value>, path: &str) -> SimResult<UdpCfg> {
-    keys_ok(m, path, schema::keys("apps[]", Some("kind=udp")))?;
-    let rate_bps = match m.get("rate") {
-        Some(Value::String(s)) => parse_rate(&join(path, "rate"), s)?,
-        Some(v) => {
-            return Err(SimError::invalid(
-                join(path, "rate"),
-                v,
-                "a bit rate such as \"2Mbps\"",
-            ))
-        }
-        None => {
-            return Err(SimError::MissingField {
-                field: join(path, "rate"),
-                allowed: "the sending rate while on, such as \"2Mbps\"".into(),
-            })
-        }
-    };
-    if rate_bps == 0 {
-        return Err(SimError::invalid(
-            join(path, "rate"),
-            "0",
-            "a positive bit rate",
-        ));
-    }
-    let packet_size = get_size(m, path, "packet_size")?.unwrap_or(1000);
-    if !(1..=65_507).contains(&packet_size) {
-        return Err(SimError::invalid(
-            join(path, "packet_size"),
-            packet_size,
-            "1 B to 65507 B (a UDP datagram's payload)",
-        ));
-    }
-    let on_off = match (m.get("on_time"), m.get("off_time")) {
-        (None, None) => None,
-        (Some(on), Some(off)) => Some((
-            dist(on, &join(path, "on_time"), Unit::Seconds)?,
-            dist(off, &join(path, "off_time"), Unit::Seconds)?,
-        )),
-        (Some(_), None) | (None, Some(_)) => {
-            let missing = if m.contains_key("on_time") {
-                "off_time"
-            } else {
-                "on_time"
-            };
-            return Err(SimError::MissingField {
-                field: join(path, missing),
-                allowed: "on_time and off_time together (or neither: always on)".into(),
-            });
-        }
-    };
-    Ok(UdpCfg {
-        rate_bps,
-        packet_size,
-        on_off,
-        stop: get_dur(m, path, "stop")?,
-    })
 }
 
 /// The running state of a UDP source and its sink.
@@ -193,7 +130,7 @@ impl UdpRt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::engine::rng::stream;
 
     fn cfg(on_off: Option<(Dist, Dist)>) -> UdpCfg {
         UdpCfg {

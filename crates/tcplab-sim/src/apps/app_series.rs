@@ -9,8 +9,8 @@
 //! response that completes at the very end. Every group gets a row per interval, with NaN
 //! response times where none completed, so that the series plot without gaps in time.
 
+use crate::engine::time::{Dur, SimTime};
 use crate::output::{Column, Table};
-use crate::time::{Dur, SimTime};
 
 /// One completed response of an application in group `group` (an index into the groups).
 #[derive(Clone, Copy, Debug)]

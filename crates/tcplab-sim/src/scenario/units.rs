@@ -3,8 +3,8 @@
 //! Conventions (as in ns-3 and iperf): rates and sizes use decimal SI prefixes (k = 1000,
 //! M = 10^6, G = 10^9); binary prefixes are spelled KiB, MiB, GiB. "B" is bytes, "b"/"bps" bits.
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::time::Dur;
 
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();

@@ -1,6 +1,14 @@
-//! What a run returns: a nested JSON summary and columnar tables.
+//! What a run returns: a nested JSON summary and columnar tables ([`SimOutput`]), and what
+//! builds them: the summary as flat columns ([`flat`]), the per-connection traces and the event
+//! and packet logs ([`trace`]), link statistics over time ([`series`]), and a scenario's
+//! resolved settings ([`describe`]).
 
 use serde_json::Value;
+
+pub mod describe;
+pub mod flat;
+pub mod series;
+pub mod trace;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {

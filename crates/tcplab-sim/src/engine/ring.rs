@@ -3,7 +3,7 @@
 //! place rather than compared with the capacity and wrapped. A new item can be written straight
 //! into its slot (`push_slot`), after the ring has grown if it had to. (That mattered when the
 //! frames in flight were whole packets: `VecDeque::push_back` built one on the stack and copied
-//! it again. Since the packets live in the pool (`crate::pool`), an entry is 16 bytes.)
+//! it again. Since the packets live in the pool (`crate::engine::pool`), an entry is 16 bytes.)
 
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
@@ -134,7 +134,7 @@ mod tests {
     #[test]
     fn behaves_as_a_vecdeque_under_random_pushes_and_pops() {
         // The crate's own generator (rng::stream), seeded for this test.
-        let mut rng = crate::rng::stream(1, "ring-test");
+        let mut rng = crate::engine::rng::stream(1, "ring-test");
         let mut next = || rand::RngCore::next_u64(&mut rng);
         let mut r: Ring<u64> = Ring::default();
         let mut model: VecDeque<u64> = VecDeque::new();

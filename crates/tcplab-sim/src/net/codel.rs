@@ -17,16 +17,16 @@
 //!   law; the first packet that is not `ok_to_drop`, or an empty queue, ends the state.
 //!
 //! This module holds the queue, the state and the decisions; the link direction
-//! (`crate::link`) dequeues when its transmitter becomes free. It does so lazily, when the next
-//! arrival or delivery event comes: a drop is logged then, with the time it happened, so on a
+//! (`crate::net::link`) dequeues when its transmitter becomes free. It does so lazily, when the
+//! next arrival or delivery event comes: a drop is logged then, with the time it happened, so on a
 //! CoDel link the `events` and `packets` tables can hold a drop a little out of time order.
 //! The backlog test compares with the largest frame seen in wire bytes (RFC 8289's
 //! `maxpacket`); Linux compares with the device MTU and ns-3 with `MinBytes`.
 
 use std::collections::VecDeque;
 
-use crate::pool::FrameId;
-use crate::time::{Dur, SimTime};
+use crate::engine::pool::FrameId;
+use crate::engine::time::{Dur, SimTime};
 
 /// CoDel's parameters (RFC 8289 section 4.3 and 4.4: 5 ms and 100 ms).
 #[derive(Clone, Debug, PartialEq)]
