@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use tcplab_sim::scenario::tcp::{classic_variant, profile, CLASSIC_VARIANTS, PROFILES};
+use tcplab_sim::scenario::tcp::{classic_variant, CLASSIC_VARIANTS};
+use tcplab_sim::tcp::profile::{self, PROFILES};
 use tcplab_sim::tcp::{cc, recovery};
 use tcplab_sim::SimOutput;
 
@@ -424,9 +425,9 @@ fn classic_variants_resolve_to_their_pairs() {
 
 #[test]
 fn linux_and_ns2_profiles() {
-    let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
+    let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
     assert!(names.contains(&"linux") && names.contains(&"ns2"));
-    let l = profile("linux", "tcp.profile").unwrap();
+    let l = (profile::get("linux").unwrap().tcp)();
     assert_eq!(l.initial_cwnd, 10);
     assert_eq!(l.rto.min.0, 200_000_000);
     assert_eq!(l.rto.initial.0, 1_000_000_000);
@@ -438,7 +439,7 @@ fn linux_and_ns2_profiles() {
         (l.congestion_control.as_str(), l.loss_recovery.as_str()),
         ("cubic", "rack-tlp")
     );
-    let n = profile("ns2", "tcp.profile").unwrap();
+    let n = (profile::get("ns2").unwrap().tcp)();
     assert_eq!((n.mss, n.rcv_buf, n.initial_cwnd), (1000, 20_000, 2));
     assert_eq!(n.rto.granularity.0, 10_000_000);
     assert_eq!(n.rto.min.0, 200_000_000);

@@ -4,17 +4,19 @@
 //! congestion control's and loss recovery's parameters (`cc_params`, `lr_params`) are listed
 //! in full, defaults filled in, durations in seconds under the name with `_s` appended.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
+use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
 use crate::net::aqm::AqmCfg;
 use crate::net::link::{Framing, QueueLimit};
 use crate::net::loss::{ErrorModelConfig, Law};
 use crate::net::topology::Routes;
 use crate::scenario::apps::AppKind;
+use crate::scenario::walk::{Doc, Fields, Int, Visitor, UNLIMITED};
 use crate::scenario::Scenario;
-use crate::tcp::cc::{self, CaRule};
-use crate::tcp::{params, recovery, LossBase, RtoRestart, SynLoss};
+use crate::tcp::cc;
+use crate::tcp::{params, recovery, TcpConfig};
 
 fn law(l: &Law) -> Value {
     match l {
@@ -134,46 +136,7 @@ pub fn describe(sc: &Scenario) -> SimResult<Value> {
             "sender": sc.nodes[snd].name,
             "start_s": a.start.as_secs_f64(),
             "group": a.group,
-            "tcp": {
-                "profile": a.profile,
-                "mss": t.mss,
-                "rcv_buf": t.rcv_buf,
-                "rcv_buf_max": t.rcv_buf_max,
-                "snd_buf": (t.snd_buf < u64::MAX / 8).then_some(t.snd_buf), // null: unlimited
-                "initial_cwnd": t.initial_cwnd,
-                "initial_ssthresh": (t.initial_ssthresh < u64::MAX / 8).then_some(t.initial_ssthresh), // null: unlimited
-                "ca_rule": match t.ca_rule { CaRule::PerAck => "per_ack", CaRule::ByteCounting => "byte_counting", CaRule::Ns2Double => "ns2_double" },
-                "delayed_ack": t.delayed_ack,
-                "delack_max_s": t.delack_max.as_secs_f64(),
-                "delack_segments": t.delack_segments,
-                "dupthresh": t.dupthresh,
-                "limited_transmit": t.limited_transmit,
-                "cwnd_validation": t.cwnd_validation,
-                "quick_acks": t.quick_acks,
-                "nagle_minshall": t.nagle_minshall,
-                "cwnd_packets": t.cwnd_packets,
-                "ssthresh_every_timeout": t.ssthresh_every_timeout,
-                "recover_guard_all": t.recover_guard_all,
-                "rto_keeps_recovery_ssthresh": t.rto_keeps_recovery_ssthresh,
-                "ns2": t.ns2.to_json(),
-                "rto_restart": match t.rto_restart { RtoRestart::Every => "every", RtoRestart::Head => "head", RtoRestart::Never => "never" },
-                "syn_loss": match t.syn_loss { SynLoss::Keep => "keep", SynLoss::One => "one", SynLoss::OneAfterTwo => "one_after_two", SynLoss::Timeout => "timeout" },
-                "ssthresh_from": match t.ssthresh_from { LossBase::Flight => "flight", LossBase::Cwnd => "cwnd", LossBase::Window => "window" },
-                "rto_initial_s": t.rto.initial.as_secs_f64(),
-                "rto_min_s": t.rto.min.as_secs_f64(),
-                "rto_max_s": t.rto.max.as_secs_f64(),
-                "clock_granularity_s": t.rto.granularity.as_secs_f64(),
-                "max_retries": t.max_retries,
-                "nagle": t.nagle,
-                "window_scaling": t.window_scaling,
-                "timestamps": t.timestamps,
-                "sack": t.sack,
-                "congestion_control": t.congestion_control,
-                "loss_recovery": t.loss_recovery,
-                "cc_params": params::describe_json(&cc_params),
-                "lr_params": params::describe_json(&lr_params),
-                "rcv_read_rate_Bps": t.rcv_read_rate,
-            },
+            "tcp": tcp_json(a.profile.as_str(), t, cc_params, lr_params),
             "data_path": data.iter().map(|&d| hop(d)).collect::<Vec<_>>(),
             "ack_path": ack.iter().map(|&d| hop(d)).collect::<Vec<_>>(),
         }));
@@ -206,5 +169,78 @@ fn aqm_json(a: &AqmCfg) -> Value {
             "interval": c.interval.to_string(),
             "law": if c.linux { "linux" } else { "rfc" },
         }),
+    }
+}
+
+/// An application's resolved TCP settings: every field `TcpConfig`'s walk declares, in SI
+/// units (durations in seconds under the name with `_s` appended, rates in bytes per second
+/// with `_Bps`, an unlimited size as null), the profile's name and the plug-ins' parameters.
+fn tcp_json(
+    profile: &str,
+    t: &TcpConfig,
+    cc_params: Vec<params::ParamInfo>,
+    lr_params: Vec<params::ParamInfo>,
+) -> Value {
+    let mut d = Describe(Map::new(), Doc::default());
+    t.clone().walk(&mut d);
+    let mut m = d.0;
+    m.insert("profile".into(), json!(profile));
+    m.insert("cc_params".into(), params::describe_json(&cc_params));
+    m.insert("lr_params".into(), params::describe_json(&lr_params));
+    Value::Object(m)
+}
+
+/// The values of a walk's fields as JSON (`tcp_json`).
+struct Describe(Map<String, Value>, Doc);
+
+impl Describe {
+    fn put(&mut self, key: impl Into<String>, v: Value) -> &mut Doc {
+        self.0.insert(key.into(), v);
+        &mut self.1
+    }
+}
+
+impl Visitor for Describe {
+    fn integer<T: Int>(&mut self, key: &'static str, field: &mut T, _: u64, _: u64) -> &mut Doc {
+        let n: u64 = (*field).into();
+        self.put(key, json!(n))
+    }
+    fn number(&mut self, key: &'static str, field: &mut f64, _: f64, _: f64) -> &mut Doc {
+        self.put(key, json!(*field))
+    }
+    fn flag(&mut self, key: &'static str, field: &mut bool) -> &mut Doc {
+        self.put(key, json!(*field))
+    }
+    fn size(&mut self, key: &'static str, field: &mut u64) -> &mut Doc {
+        self.put(key, json!((*field < UNLIMITED).then_some(*field)))
+    }
+    fn size_or_inf(&mut self, key: &'static str, field: &mut u64) -> &mut Doc {
+        self.size(key, field)
+    }
+    fn duration(&mut self, key: &'static str, field: &mut Dur) -> &mut Doc {
+        self.put(format!("{key}_s"), json!(field.as_secs_f64()))
+    }
+    fn rate_or_inf(&mut self, key: &'static str, field: &mut Option<f64>) -> &mut Doc {
+        self.put(format!("{key}_Bps"), json!(*field))
+    }
+    fn choice<T: Copy + PartialEq>(
+        &mut self,
+        key: &'static str,
+        field: &mut T,
+        options: &[(&'static str, T, &'static str)],
+    ) -> &mut Doc {
+        let name = options.iter().find(|o| o.1 == *field).map(|o| o.0);
+        self.put(key, json!(name))
+    }
+    fn name(&mut self, key: &'static str, field: &mut String) -> &mut Doc {
+        self.put(key, json!(field))
+    }
+    fn table<F: Fields>(&mut self, key: &'static str, field: &mut F) -> &mut Doc {
+        let mut inner = Describe(Map::new(), Doc::default());
+        field.walk(&mut inner);
+        self.put(key, Value::Object(inner.0))
+    }
+    fn other(&mut self, _key: &'static str, _kind: &'static str) -> &mut Doc {
+        &mut self.1
     }
 }

@@ -53,23 +53,6 @@ pub(crate) fn get_bool(m: &Map<String, Value>, path: &str, key: &str) -> SimResu
     }
 }
 
-/// A string field naming one of `choices`; `what` says what each means, for the error.
-pub(crate) fn get_choice<T: Copy>(
-    m: &Map<String, Value>,
-    path: &str,
-    key: &str,
-    choices: &[(&str, T)],
-    what: &str,
-) -> SimResult<Option<T>> {
-    let Some(v) = get_str(m, path, key)? else {
-        return Ok(None);
-    };
-    match choices.iter().find(|(name, _)| *name == v) {
-        Some(&(_, t)) => Ok(Some(t)),
-        None => Err(SimError::invalid(join(path, key), format!("{v:?}"), what)),
-    }
-}
-
 pub(crate) fn get_uint(
     m: &Map<String, Value>,
     path: &str,

@@ -20,6 +20,7 @@ pub mod run;
 pub mod schema;
 pub mod tcp;
 pub mod units;
+pub(crate) mod walk;
 
 use serde_json::{json, Value};
 

@@ -10,6 +10,9 @@
 
 use serde_json::{json, Value};
 
+use crate::engine::time::Dur;
+use crate::scenario::walk::{Doc, Fields, Int, Visitor};
+
 /// One field of the scenario format.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
@@ -64,7 +67,8 @@ const DIST_DUR: &str = "a duration, or { dist = ..., ... } of durations (see dis
 const DIST_COUNT: &str = "a whole number, or { dist = ..., ... } of numbers (see distribution)";
 
 /// Every field, in the order the docs list them.
-pub const FIELDS: &[Field] = &[
+/// The fields before `[tcp]`, in the order the docs list them.
+const HEAD: &[Field] = &[
     // -- the root
     f("", "run", "", "table", "", "", "[run]", "The run: name, seed and stop time.", "{}"),
     f("", "tcp", "", "table", "", "profile \"rfc\"", "[tcp]", "TCP settings of every connection (a profile plus overrides); each application can override them in its own tcp table.", "{}"),
@@ -77,64 +81,11 @@ pub const FIELDS: &[Field] = &[
     f("run", "name", "", "string", "", "\"scenario\"", "any text", "A label carried into the summary.", "\"demo\""),
     f("run", "seed", "", "integer", "", "1", "0 to 2^64-1", "The seed of every random stream of the run (error models per link direction); the same seed gives bit-identical results.", "7"),
     f("run", "stop_time", "", "duration", "s", "\"100000s\"", DUR, "The run stops here even if applications are still busy (they are then reported as not finished).", "\"600s\""),
-    // -- [tcp]
-    f("tcp", "profile", "", "choice", "", "\"rfc\"", "riverbed, rfc, linux, ns2", "The defaults every other tcp field starts from (tcplab variants and the README list them).", "\"linux\""),
-    f("tcp", "mss", "", "integer", "bytes", "profile", "64 to 65495", "Maximum segment size (payload bytes).", "1000"),
-    f("tcp", "rcv_buf", "", "size", "bytes", "profile", SIZE, "Receive buffer: the largest window the receiver advertises (scaled when window_scaling is on).", "\"64KB\""),
-    f("tcp", "rcv_buf_max", "", "size", "bytes", "profile", "a size of at least rcv_buf", "Receive-buffer autotuning (Linux tcp_rcv_space_adjust): the window grows from rcv_buf up to this, once per receiver round trip. Setting rcv_buf alone fixes the buffer (as SO_RCVBUF does).", "\"6MB\""),
-    f("tcp", "snd_buf", "", "size", "bytes", "profile (unlimited)", SIZE, "Send buffer: how much unacknowledged data the sender holds.", "\"1MB\""),
-    f("tcp", "initial_cwnd", "", "integer", "segments", "profile", "1 to 1000", "Initial congestion window.", "4"),
-    f("tcp", "initial_ssthresh", "", "size", "bytes", "\"inf\"", "a size of at least 2 MSS, or \"inf\"", "Initial slow-start threshold.", "\"64KB\""),
-    f("tcp", "ca_rule", "", "choice", "", "profile", "per_ack, byte_counting", "Congestion-avoidance growth: MSS*MSS/cwnd per ACK, or RFC 3465 byte counting.", "\"byte_counting\""),
-    f("tcp", "abc_limit", "", "integer", "segments", "profile", "1 to 64", "RFC 3465 L: at most this many MSS of growth per ACK in slow start.", "2"),
-    f("tcp", "delayed_ack", "", "bool", "", "profile", BOOL, "Delayed ACKs (RFC 1122 4.2.3.2).", "false"),
-    f("tcp", "delack_max", "", "duration", "s", "profile", "at most 500ms", "The delayed-ACK timer.", "\"40ms\""),
-    f("tcp", "delack_segments", "", "integer", "segments", "profile", "1 to 64", "Full segments that force an ACK.", "2"),
-    f("tcp", "dupthresh", "", "integer", "ACKs", "profile", "1 to 1000", "Duplicate ACKs that trigger fast retransmit.", "3"),
-    f("tcp", "limited_transmit", "", "bool", "", "profile", BOOL, "RFC 3042 limited transmit.", "true"),
-    f("tcp", "rto_initial", "", "duration", "s", "profile", DUR, "RTO before the first RTT sample (RFC 6298 2.1).", "\"1s\""),
-    f("tcp", "rto_min", "", "duration", "s", "profile", "a duration, at most rto_max", "Lower bound of the RTO.", "\"200ms\""),
-    f("tcp", "rto_max", "", "duration", "s", "profile", "a duration, at least rto_min", "Upper bound of the RTO (and of its back-off).", "\"60s\""),
-    f("tcp", "clock_granularity", "", "duration", "s", "profile", DUR, "G of RFC 6298: RTO = SRTT + max(G, K*RTTVAR), and RTT samples are counted in ticks of it.", "\"10ms\""),
-    f("tcp", "rtt_alpha", "", "number", "", "0.125", "0 to 1", "SRTT gain (RFC 6298).", "0.125"),
-    f("tcp", "rtt_beta", "", "number", "", "0.25", "0 to 1", "RTTVAR gain (RFC 6298).", "0.25"),
-    f("tcp", "rto_k", "", "number", "", "4", "0 to 100", "K of RFC 6298.", "4"),
-    f("tcp", "max_retries", "", "integer", "timeouts", "profile", "1 to 100", "Timeouts of one segment before the connection gives up (Linux tcp_retries2).", "15"),
-    f("tcp", "nagle", "", "bool", "", "profile", BOOL, "Nagle's algorithm (RFC 896).", "false"),
-    f("tcp", "nagle_minshall", "", "bool", "", "profile", BOOL, "Minshall's variant of Nagle (Linux).", "true"),
-    f("tcp", "window_scaling", "", "bool", "", "profile", BOOL, "RFC 7323 window scale option.", "true"),
-    f("tcp", "timestamps", "", "bool", "", "profile", BOOL, "RFC 7323 timestamps.", "true"),
-    f("tcp", "sack", "", "bool", "", "profile", BOOL, "SACK (RFC 2018) offered and used.", "true"),
-    f("tcp", "variant", "", "choice", "", "", "tahoe, reno, newreno, sack", "A classic pair of congestion control and loss recovery (not together with them).", "\"newreno\""),
-    f("tcp", "congestion_control", "", "choice", "", "profile", "a name from tcplab variants: reno, newreno, cubic, bic, westwood, vegas, ...", "The congestion-control plug-in.", "\"cubic\""),
-    f("tcp", "loss_recovery", "", "choice", "", "profile", "a name from tcplab variants: dupack, newreno, sack, rack, ...", "The loss-recovery plug-in (it owns the recovery phase).", "\"sack\""),
-    f("tcp", "cc_params", "", "table", "", "{}", "the chosen congestion control's parameters (tcplab variants lists them)", "Parameters of the congestion control.", "{}"),
-    f("tcp", "lr_params", "", "table", "", "{}", "the chosen loss recovery's parameters (tcplab variants lists them)", "Parameters of the loss recovery.", "{}"),
-    f("tcp", "prr", "", "bool", "", "profile", BOOL, "Proportional rate reduction (RFC 6937) during recovery.", "true"),
-    f("tcp", "rcv_read_rate", "", "rate", "bit/s", "\"inf\"", "a bit rate, or \"inf\"", "How fast the receiving application reads; a slow reader shrinks the window.", "\"5Mbps\""),
-    f("tcp", "cwnd_validation", "", "bool", "", "profile", BOOL, "Congestion window validation (RFC 7661) when application-limited.", "true"),
-    f("tcp", "ssthresh_from", "", "choice", "", "profile", "flight, cwnd, window", "What ssthresh halves on a loss: FlightSize (RFC 5681), cwnd (Linux) or min(cwnd, rwnd) (ns-2).", "\"cwnd\""),
-    f("tcp", "quick_acks", "", "integer", "ACKs", "profile", "0 to 1000", "ACKs sent at once (no delay) at the start and after a gap (Linux quickack).", "8"),
-    f("tcp", "cwnd_packets", "", "bool", "", "profile", BOOL, "Count cwnd and ssthresh in whole packets (ns-2).", "true"),
-    f("tcp", "ssthresh_every_timeout", "", "bool", "", "profile", BOOL, "Halve ssthresh on every timeout, not only the first of a series (ns-2).", "true"),
-    f("tcp", "recover_guard_all", "", "bool", "", "profile", BOOL, "ns-2's bug_fix_: no new fast retransmit until the ACK passes the highest sequence sent.", "true"),
-    f("tcp", "rto_restart", "", "choice", "", "profile", "every, head, never", "Which retransmissions restart the RTO timer.", "\"head\""),
-    f("tcp", "syn_loss", "", "choice", "", "profile", "keep, one, one_after_two, timeout", "The window after a lost SYN: kept, 1 MSS (RFC 5681 3.1), 1 after two losses (Linux), or a timeout's (ns-2).", "\"one\""),
-    f("tcp", "rto_keeps_recovery_ssthresh", "", "bool", "", "profile", BOOL, "A timeout during recovery keeps the ssthresh recovery set (Linux).", "true"),
-    f("tcp", "ns2", "", "table", "", "profile", "a table of the tcp.ns2 rules", "ns-2.35's own TCP rules, each switchable (all on in the ns2 profile, off elsewhere).", "{ sack1 = false }"),
-    // -- [tcp.ns2]: tcp/ns2.rs documents each rule with the ns-2.35 source it follows
-    f("tcp.ns2", "cwnd_double", "", "bool", "", "profile", BOOL, "cwnd as ns-2's double of packets: +1 per ACK in slow start with no carry, +1/cwnd kept fractional, halved unrounded at a fast retransmit (tcp.cc opencwnd, slowdown).", "false"),
-    f("tcp.ns2", "exit_keeps_cwnd", "", "bool", "", "profile", BOOL, "The ACK ending fast recovery keeps cwnd and Reno/NewReno open it once (tcp-reno.cc, tcp-newreno.cc recv).", "false"),
-    f("tcp.ns2", "newreno_partial", "", "bool", "", "profile", BOOL, "NewReno partial ACKs as tcp-newreno.cc: deflation from cwnd, at most 2 packets per ACK, timer restarted on the first only, no RTT sample.", "false"),
-    f("tcp.ns2", "tahoe_keeps_dupacks", "", "bool", "", "profile", BOOL, "Tahoe's timeout keeps the duplicate-ACK count (tcp.cc timeout).", "false"),
-    f("tcp.ns2", "rtt_ticks", "", "bool", "", "profile", BOOL, "RTT samples in whole clock_granularity ticks with a one-tick floor and ns-2's integer estimator and back-off (tcp.cc rtt_update, rtt_timeout, rtt_backoff).", "false"),
-    f("tcp.ns2", "tick_phase", "", "duration", "s", "\"0s\"", "a duration below clock_granularity", "Where tick boundaries fall (ns-2's boot_time_, uniform in one tick).", "\"0.5ms\""),
-    f("tcp.ns2", "rtt_active", "", "bool", "", "profile", BOOL, "Only a fast retransmit or a timeout abandons the timed packet (tcp.cc reset_rtx_timer), not every retransmission.", "false"),
-    f("tcp.ns2", "fast_retransmit_restarts_rto", "", "bool", "", "profile", BOOL, "A fast retransmit restarts the retransmission timer (tcp.cc dupack_action).", "false"),
-    f("tcp.ns2", "send_one", "", "bool", "", "profile", BOOL, "Limited transmit sends one packet per duplicate ACK beyond the window (tcp.cc send_one).", "false"),
-    f("tcp.ns2", "sack1", "", "bool", "", "profile", BOOL, "The sack recovery is ns-2's Sack1: its fast-retransmit trigger, pipe_, retransmission order and scoreboard clearing (tcp-sack1.cc, scoreboard.cc).", "false"),
-    f("tcp.ns2", "two_way_handshake", "", "bool", "", "profile", BOOL, "The connection opens with the SYN and its ACK only, as ns-2's one-way agents: the first data segment acknowledges the SYN-ACK.", "false"),
-    f("tcp.ns2", "wire", "", "bool", "", "profile", BOOL, "ns-2's header sizes: no SYN options, SACK blocks of 8 bytes without kind, length or padding (sack.cc).", "false"),
+];
+
+/// The fields after `[tcp]` and `[tcp.ns2]`, whose rows come from `TcpConfig`'s walk
+/// (`tcp/config_fields.rs`).
+const TAIL: &[Field] = &[
     // -- [[nodes]]
     f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
     f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router, switch", "A host runs applications; a router or a switch forwards (store-and-forward, each port's output queue being its link direction's).", "\"switch\""),
@@ -252,11 +203,122 @@ pub const FIELDS: &[Field] = &[
     f("output", "max_rows", "", "integer", "rows", "2000000", "1 to 1000000000", "The most rows any one table keeps in memory (about 200 MB for the trace); later rows are counted, not kept, and the summary's tables_truncated and a warning say so.", "5000"),
 ];
 
+/// Every field, in the order the docs list them: [`HEAD`], the `[tcp]` and `[tcp.ns2]` fields
+/// as `TcpConfig`'s walk declares them (`tcp/config_fields.rs`), then [`TAIL`]. Built once.
+pub fn fields() -> &'static [Field] {
+    static ALL: std::sync::OnceLock<Vec<Field>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut rows = Rows::new("tcp");
+        (crate::tcp::profile::PROFILES[0].tcp)().walk(&mut rows);
+        let mut all = HEAD.to_vec();
+        all.extend(rows.fields());
+        all.extend_from_slice(TAIL);
+        all
+    })
+}
+
+/// The schema's rows of a walk: each field's section, key and documentation; a table field's
+/// own fields follow the section's (`[tcp.ns2]` after `[tcp]`).
+struct Rows {
+    section: &'static str,
+    rows: Vec<(&'static str, Doc)>,
+    nested: Vec<Field>,
+}
+
+impl Rows {
+    fn new(section: &'static str) -> Rows {
+        Rows {
+            section,
+            rows: Vec::new(),
+            nested: Vec::new(),
+        }
+    }
+
+    fn row(
+        &mut self,
+        key: &'static str,
+        kind: &'static str,
+        unit: &'static str,
+        allowed: String,
+    ) -> &mut Doc {
+        self.rows.push((key, Doc::new(kind, unit, allowed)));
+        &mut self.rows.last_mut().expect("just pushed").1
+    }
+
+    fn fields(self) -> Vec<Field> {
+        let section = self.section;
+        let mut out: Vec<Field> = self
+            .rows
+            .into_iter()
+            .map(|(key, d)| Field {
+                section,
+                key,
+                when: "",
+                kind: d.kind,
+                unit: d.unit,
+                default: d.default,
+                // Built once per process (`fields`), so the few generated texts may live on.
+                allowed: Box::leak(d.allowed_text().into_boxed_str()),
+                doc: d.doc,
+                example: d.example,
+            })
+            .collect();
+        out.extend(self.nested);
+        out
+    }
+}
+
+impl Visitor for Rows {
+    fn integer<T: Int>(&mut self, key: &'static str, _: &mut T, lo: u64, hi: u64) -> &mut Doc {
+        self.row(key, "integer", "", format!("{lo} to {hi}"))
+    }
+    fn number(&mut self, key: &'static str, _: &mut f64, lo: f64, hi: f64) -> &mut Doc {
+        self.row(key, "number", "", format!("{lo} to {hi}"))
+    }
+    fn flag(&mut self, key: &'static str, _: &mut bool) -> &mut Doc {
+        self.row(key, "bool", "", BOOL.into())
+    }
+    fn size(&mut self, key: &'static str, _: &mut u64) -> &mut Doc {
+        self.row(key, "size", "bytes", SIZE.into())
+    }
+    fn size_or_inf(&mut self, key: &'static str, _: &mut u64) -> &mut Doc {
+        self.row(key, "size", "bytes", format!("{SIZE}, or \"inf\""))
+    }
+    fn duration(&mut self, key: &'static str, _: &mut Dur) -> &mut Doc {
+        self.row(key, "duration", "s", DUR.into())
+    }
+    fn rate_or_inf(&mut self, key: &'static str, _: &mut Option<f64>) -> &mut Doc {
+        self.row(key, "rate", "bit/s", "a bit rate, or \"inf\"".into())
+    }
+    fn choice<T: Copy + PartialEq>(
+        &mut self,
+        key: &'static str,
+        _: &mut T,
+        options: &[(&'static str, T, &'static str)],
+    ) -> &mut Doc {
+        let names: Vec<&str> = options.iter().map(|o| o.0).collect();
+        self.row(key, "choice", "", names.join(", "))
+    }
+    fn name(&mut self, key: &'static str, _: &mut String) -> &mut Doc {
+        self.row(key, "choice", "", "a name".into())
+    }
+    fn table<F: Fields>(&mut self, key: &'static str, field: &mut F) -> &mut Doc {
+        let section: &'static str = Box::leak(format!("{}.{key}", self.section).into_boxed_str());
+        let mut inner = Rows::new(section);
+        field.walk(&mut inner);
+        self.nested.extend(inner.fields());
+        self.row(key, "table", "", "a table of fields".into())
+    }
+    fn other(&mut self, key: &'static str, kind: &'static str) -> &mut Doc {
+        self.row(key, kind, "", String::new())
+    }
+}
+
 /// The keys allowed in `section`, for the variant `when` (an error model or app kind) or for
-/// any variant when `None`. Order as in FIELDS, each key once.
+/// any variant when `None`. Order as in [`fields`], each key once.
 ///
 /// Every scenario parsed asks for these lists a dozen times or more (each link, application,
-/// error model); they are worked out once, from FIELDS, for every section and variant, so that
+/// error model); they are worked out once, from [`fields`], for every section and variant, so that
 /// a sweep of thousands of small runs does not scan the table each time.
 pub fn keys(section: &str, when: Option<&str>) -> &'static [&'static str] {
     static TABLE: std::sync::OnceLock<KeyLists> = std::sync::OnceLock::new();
@@ -289,10 +351,10 @@ struct SectionKeys {
 impl KeyLists {
     fn build() -> KeyLists {
         let mut sections = std::collections::HashMap::new();
-        for fd in FIELDS {
+        for fd in fields() {
             sections.entry(fd.section).or_insert_with(|| {
                 let mut variants: Vec<&'static str> = Vec::new();
-                for f in FIELDS
+                for f in fields()
                     .iter()
                     .filter(|f| f.section == fd.section && !f.when.is_empty())
                 {
@@ -315,10 +377,10 @@ impl KeyLists {
     }
 }
 
-/// The keys of `section` that apply to `when`, scanning FIELDS.
+/// The keys of `section` that apply to `when`, scanning [`fields`].
 fn scan(section: &str, when: Option<&str>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
-    for fd in FIELDS.iter().filter(|fd| fd.section == section) {
+    for fd in fields().iter().filter(|fd| fd.section == section) {
         let applies = fd.when.is_empty() || when.is_none_or(|w| fd.when == w);
         if applies && !out.contains(&fd.key) {
             out.push(fd.key);
@@ -330,7 +392,7 @@ fn scan(section: &str, when: Option<&str>) -> Vec<&'static str> {
 /// Every field as JSON (what `tcplab schema --json` prints).
 pub fn to_json() -> Value {
     Value::Array(
-        FIELDS
+        fields()
             .iter()
             .map(|fd| {
                 json!({
@@ -361,7 +423,7 @@ mod tests {
 
     #[test]
     fn the_key_lists_worked_out_once_are_those_of_a_scan() {
-        for fd in FIELDS {
+        for fd in fields() {
             assert_eq!(
                 keys(fd.section, None),
                 scan(fd.section, None),
@@ -504,7 +566,7 @@ mod tests {
 
     #[test]
     fn every_example_parses_and_every_junk_value_is_refused_by_name() {
-        for fd in FIELDS.iter().filter(|fd| !fd.example.is_empty()) {
+        for fd in fields().iter().filter(|fd| !fd.example.is_empty()) {
             let ok = with_field(fd, fd.key, toml_value(fd.example));
             if let Err(e) = parse(&ok) {
                 panic!("{}.{} = {}: {e}", fd.section, fd.key, fd.example);
@@ -533,7 +595,7 @@ mod tests {
     #[test]
     fn every_section_refuses_keys_the_schema_does_not_list() {
         let mut seen = Vec::new();
-        for fd in FIELDS {
+        for fd in fields() {
             let place = (fd.section, fd.when);
             if seen.contains(&place) || (fd.section.is_empty() && fd.kind != "table") {
                 continue;

@@ -23,8 +23,10 @@
 
 pub mod autotune;
 pub mod cc;
+mod config_fields;
 pub mod ns2;
 pub mod params;
+pub mod profile;
 pub mod recovery;
 pub mod rto;
 pub mod scoreboard;

@@ -8,8 +8,6 @@
 
 use crate::engine::time::Dur;
 use crate::error::{SimError, SimResult};
-use crate::scenario::fields::{get_bool, get_dur, keys_ok};
-use serde_json::{json, Map, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ns2Rules {
@@ -94,46 +92,6 @@ impl Ns2Rules {
         }
     }
 
-    fn flags(&mut self) -> [(&'static str, &mut bool); 11] {
-        [
-            ("cwnd_double", &mut self.cwnd_double),
-            ("exit_keeps_cwnd", &mut self.exit_keeps_cwnd),
-            ("newreno_partial", &mut self.newreno_partial),
-            ("tahoe_keeps_dupacks", &mut self.tahoe_keeps_dupacks),
-            ("rtt_ticks", &mut self.rtt_ticks),
-            ("rtt_active", &mut self.rtt_active),
-            (
-                "fast_retransmit_restarts_rto",
-                &mut self.fast_retransmit_restarts_rto,
-            ),
-            ("send_one", &mut self.send_one),
-            ("sack1", &mut self.sack1),
-            ("two_way_handshake", &mut self.two_way_handshake),
-            ("wire", &mut self.wire),
-        ]
-    }
-
-    /// Apply a `[tcp.ns2]` table over these rules.
-    pub fn apply(&mut self, v: &Value, path: &str) -> SimResult<()> {
-        let m = v.as_object().ok_or_else(|| {
-            SimError::invalid(
-                path,
-                v.to_string(),
-                "a table of ns-2 rules, e.g. { sack1 = false }",
-            )
-        })?;
-        keys_ok(m, path, crate::scenario::schema::keys("tcp.ns2", None))?;
-        for (key, field) in self.flags() {
-            if let Some(b) = get_bool(m, path, key)? {
-                *field = b;
-            }
-        }
-        if let Some(d) = get_dur(m, path, "tick_phase")? {
-            self.tick_phase = d;
-        }
-        Ok(())
-    }
-
     /// `tick_phase` must fall inside one tick, and ticks need a clock.
     pub fn check(&self, tick: Dur, path: &str) -> SimResult<()> {
         if self.rtt_ticks && tick == Dur::ZERO {
@@ -151,16 +109,6 @@ impl Ns2Rules {
             ));
         }
         Ok(())
-    }
-
-    pub fn to_json(mut self) -> Value {
-        let phase = self.tick_phase.as_secs_f64();
-        let mut m = Map::new();
-        for (key, field) in self.flags() {
-            m.insert(key.into(), json!(*field));
-        }
-        m.insert("tick_phase_s".into(), json!(phase));
-        Value::Object(m)
     }
 }
 
