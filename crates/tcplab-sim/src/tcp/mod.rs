@@ -23,6 +23,7 @@
 
 pub mod autotune;
 pub mod cc;
+mod config;
 mod endpoint;
 pub mod ns2;
 pub mod params;
@@ -30,7 +31,5 @@ pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
 
-pub use endpoint::{
-    general_paths_only, ssthresh_text, Ctx, Endpoint, EndpointStats, LossBase, RtoRestart, State,
-    SynLoss, TcpConfig, SSTHRESH_UNLIMITED,
-};
+pub use config::{ssthresh_text, LossBase, RtoRestart, SynLoss, TcpConfig, SSTHRESH_UNLIMITED};
+pub use endpoint::{general_paths_only, Ctx, Endpoint, EndpointStats, State};
