@@ -1,13 +1,40 @@
-//! One TCP endpoint (moving into seams).
+//! One side of a TCP connection, sender and receiver at once.
+//!
+//! `Endpoint` holds the connection's state, `Endpoint::new` settles what the plug-ins and the
+//! profile ask of it, and its behaviour is in `impl Endpoint` blocks, one file per seam:
+//! - `handshake.rs`: the three-way handshake and the window after a lost SYN;
+//! - `timers.rs`: the timers and what each does when it fires (the retransmission timeout,
+//!   the plug-ins' reordering and probe timers, delayed ACKs, pacing), and giving up;
+//! - `ack.rs`: an ACK of new data, the window growth and the per-ACK samples and hooks;
+//! - `loss.rs`: duplicate ACKs, the fast retransmit and the recovery phase it begins;
+//! - `send.rs`: the application's writes, the send loop, retransmissions, building segments;
+//! - `recv.rs`: segments in, data in order and out of order, delivery, the ACK policy and
+//!   the window advertised;
+//! - `options.rs`: timestamps, SACK blocks, window scale and what the SYNs agreed.
+//!
+//! Around the plug-ins (`cc`, `recovery`) the sender also keeps: the delivery-rate state of
+//! draft-cheng-iccrg-delivery-rate-estimation (a rate sample per ACK, for BBR); a per-ACK RTT
+//! sample from the most recently sent segment an ACK delivers (for delay-based congestion
+//! control); pacing at the congestion control's rate (`TimerKind::Pace`); the plug-ins' RACK
+//! reordering and TLP probe timers (`TimerKind::Reorder`, `TimerKind::Probe`); and RFC 6937 PRR
+//! when `TcpConfig::prr` is set (`recovery/prr.rs`).
+//!
+//! The segments of a bulk transfer take shortcuts settled at construction (`plain_sends`,
+//! `quiet_acks`, `plain_rx`, `plain_acks`), each doing exactly what the general path does in
+//! its case; `general_paths_only` turns them off, and the tests compare runs made both ways.
+
+mod handshake;
+mod options;
+mod timers;
 
 use std::sync::Arc;
 
-use super::config::{ssthresh_text, LossBase, RtoRestart, SynLoss, TcpConfig};
+use super::config::{ssthresh_text, LossBase, RtoRestart, TcpConfig};
 use super::ns2::Ns2Active;
 use super::{autotune, cc, recovery, rto, scoreboard};
 
-use crate::engine::{Event, EventQueue, Timer, TimerKind, N_TIMERS};
-use crate::packet::{Packet, SackBlock, ACK, FIN, SYN};
+use crate::engine::{EventQueue, Timer, TimerKind, N_TIMERS};
+use crate::packet::{Packet, ACK, FIN, SYN};
 use crate::time::{Dur, SimTime};
 use crate::trace::{EventLog, PacketLog};
 
@@ -16,6 +43,8 @@ use recovery::prr::Prr;
 use recovery::{AckInfo, LossRecovery, PhaseEnd, SenderView, Verdict};
 use rto::RtoEstimator;
 use scoreboard::{Delivery, Scoreboard, Seg, TxStamp};
+
+use options::wscale_for;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -283,14 +312,6 @@ pub struct Endpoint {
     pub last_delivery: SimTime,
 }
 
-fn wscale_for(buf: u64) -> u8 {
-    let mut s = 0u8;
-    while s < 14 && (65_535u64 << s) < buf {
-        s += 1;
-    }
-    s
-}
-
 impl Endpoint {
     pub fn new(
         conn: u32,
@@ -465,17 +486,42 @@ impl Endpoint {
     pub fn cc_bandwidth_estimate(&self) -> Option<(f64, Option<Dur>)> {
         self.cc.bandwidth_estimate()
     }
+
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }
+
     pub fn recovery_name(&self) -> &'static str {
         self.rec.name()
     }
+
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
+
     pub fn is_closed(&self) -> bool {
         matches!(self.state, State::Closed | State::TimeWait)
+    }
+
+    /// With receive-buffer autotuning: the largest window this end may offer (bytes) and how
+    /// many times it grew.
+    pub fn autotuned(&self) -> Option<(u64, u32)> {
+        self.tune.as_deref().map(|t| (t.clamp, t.grown))
+    }
+
+    /// Whether the application has closed its sending side.
+    pub fn app_closed(&self) -> bool {
+        self.app_closed
+    }
+
+    /// Bytes written by the application and not yet acknowledged by the peer.
+    pub fn unacked_app_bytes(&self) -> u64 {
+        let acked_data = self.snd_una.saturating_sub(1);
+        self.app_written.saturating_sub(acked_data)
+    }
+
+    pub fn timer_deadline(&self, kind: TimerKind) -> Option<SimTime> {
+        self.timers[kind as usize].deadline
     }
 
     fn set_state(&mut self, s: State, ctx: &mut Ctx) {
@@ -495,15 +541,52 @@ impl Endpoint {
         }
     }
 
+    fn can_send_data(&self) -> bool {
+        matches!(
+            self.state,
+            State::Established
+                | State::CloseWait
+                | State::FinWait1
+                | State::Closing
+                | State::LastAck
+        )
+    }
+
+    fn view(&self, now: SimTime) -> SenderView {
+        SenderView {
+            now,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            mss: self.eff_mss,
+            dupacks: self.dupacks,
+            dupthresh: self.cfg.dupthresh,
+            in_recovery: self.in_recovery,
+            recovery_credits: self.recovery_credits,
+            recover: self.recover,
+            rto_recovery: self.rto_recovery,
+            sack_ok: self.sack_ok,
+            srtt: self.rto.srtt(),
+            min_rtt: self.rto.min_rtt,
+            rto_deadline: self.timers[TimerKind::Rto as usize].deadline,
+            sack1: self.ns2.sack1,
+        }
+    }
+
+    /// Bytes in flight as the loss-recovery plug-in counts them. Outside a recovery phase every
+    /// plug-in counts the scoreboard's RFC 6675 pipe (`LossRecovery::pipe`'s contract), which
+    /// is read directly then: no view is built on the per-segment path.
+    #[inline]
+    fn pipe(&self, now: SimTime) -> u64 {
+        if !self.in_recovery {
+            return self.sb.rfc6675_pipe();
+        }
+        let v = self.view(now);
+        self.rec.pipe(&v, &self.sb)
+    }
+
     /// The largest window this end may offer now: the buffer, or what autotuning grew it to.
     fn rcv_window_max(&self) -> u64 {
         self.tune.as_deref().map_or(self.cfg.rcv_buf, |t| t.clamp)
-    }
-
-    /// With receive-buffer autotuning: the largest window this end may offer (bytes) and how
-    /// many times it grew.
-    pub fn autotuned(&self) -> Option<(u64, u32)> {
-        self.tune.as_deref().map(|t| (t.clamp, t.grown))
     }
 
     /// In-order payload bytes the application has consumed (read).
@@ -512,21 +595,6 @@ impl Endpoint {
             None => self.delivered,
             Some(_) => self.delivered - self.unread_now(now).ceil() as u64,
         }
-    }
-
-    // ------------------------------------------------------------------ application interface
-
-    /// Passive open (RFC 9293 LISTEN).
-    pub fn listen(&mut self) {
-        self.state = State::Listen;
-    }
-
-    /// Active open: send the SYN.
-    pub fn connect(&mut self, ctx: &mut Ctx) {
-        self.set_state(State::SynSent, ctx);
-        self.snd_una = 0;
-        self.snd_max = 1;
-        self.send_syn(false, ctx);
     }
 
     /// The application will write `bytes` more (None: an unlimited stream).
@@ -543,23 +611,6 @@ impl Endpoint {
     pub fn app_close(&mut self, ctx: &mut Ctx) {
         self.app_closed = true;
         self.try_send(ctx);
-    }
-
-    /// Whether the application has closed its sending side.
-    pub fn app_closed(&self) -> bool {
-        self.app_closed
-    }
-
-    /// Bytes written by the application and not yet acknowledged by the peer.
-    pub fn unacked_app_bytes(&self) -> u64 {
-        let acked_data = self.snd_una.saturating_sub(1);
-        self.app_written.saturating_sub(acked_data)
-    }
-
-    // ------------------------------------------------------------------ packets out
-
-    fn ts_now(now: SimTime) -> u64 {
-        now.0 / 1_000 + 1
     }
 
     /// Append a segment with this connection's headers to the output, for the caller to finish
@@ -622,50 +673,8 @@ impl Endpoint {
             // A SYN advertises the receive window too (never scaled in a SYN, RFC 7323 2.2).
             p.wnd = self.cfg.rcv_buf.min(65_535) as u32;
         }
-        let mut opt = 0;
-        if self.ts_ok || (flags & SYN != 0 && self.cfg.timestamps) {
-            p.has_ts = true;
-            p.ts_val = Self::ts_now(now);
-            p.ts_ecr = self.ts_recent;
-            opt += 10;
-        }
-        let nswire = self.cfg.ns2.wire;
-        if self.sack_ok && flags & ACK != 0 && !self.ooo.is_empty() {
-            let max = if p.has_ts || nswire { 3 } else { 4 };
-            let n = self.fill_sack(p, max);
-            // ns-2 Sacker::append_ack: 8 bytes per block, no kind/length, no padding.
-            opt += if nswire {
-                8 * n as u32
-            } else {
-                2 + 8 * n as u32
-            };
-        }
-        // Padded to 4 bytes: `opt` is at most 10 + 2 + 8 x 4, so the sum does not overflow
-        // (two instructions where `div_ceil(4) * 4` takes five, on every segment).
-        p.opt_len = if nswire { opt } else { (opt + 3) & !3 };
+        self.segment_options(p, flags, now);
         p
-    }
-
-    /// RFC 2018 section 4: the first block reports the most recently received segment's block,
-    /// the others repeat the most recent blocks (here: the highest ones first).
-    fn fill_sack(&self, p: &mut Packet, max: usize) -> usize {
-        p.n_sack = 0;
-        let first = self
-            .last_ooo
-            .and_then(|(s, _)| self.ooo.iter().find(|r| r.0 <= s && s < r.1).copied());
-        if let Some((s, e)) = first {
-            p.push_sack(SackBlock { start: s, end: e });
-        }
-        for &(s, e) in self.ooo.iter().rev() {
-            if p.n_sack as usize >= max {
-                break;
-            }
-            if Some((s, e)) == first {
-                continue;
-            }
-            p.push_sack(SackBlock { start: s, end: e });
-        }
-        p.n_sack as usize
     }
 
     /// Count and log the packet `base_packet` appended last.
@@ -686,37 +695,6 @@ impl Endpoint {
             debug_assert_eq!((p.flags, p.len), (flags, len));
             pl.push(ctx.now, "send", "", p);
         }
-    }
-
-    fn send_syn(&mut self, retransmission: bool, ctx: &mut Ctx) {
-        let flags = if self.state == State::SynRcvd {
-            SYN | ACK
-        } else {
-            SYN
-        };
-        let p = self.base_packet(flags, 0, 0, ctx);
-        p.syn_mss = self.cfg.mss;
-        p.syn_sack_ok = self.cfg.sack || self.rec.wants_sack();
-        let mut opt = 4 + if p.has_ts { 10 } else { 0 };
-        if p.syn_sack_ok {
-            opt += 2;
-        }
-        if self.cfg.window_scaling {
-            p.syn_wscale = self.own_wscale as i8;
-            opt += 3;
-        }
-        p.opt_len = if self.cfg.ns2.wire {
-            0
-        } else {
-            (opt as u32).div_ceil(4) * 4
-        };
-        if retransmission {
-            p.tx_count = 1 + self.stats.syn_retransmissions as u32;
-        }
-        self.emit(flags, 0, ctx);
-        self.syn_sent_at = ctx.now;
-        let at = ctx.now + self.rto.rto();
-        self.arm(TimerKind::Rto, at, ctx);
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
@@ -810,295 +788,6 @@ impl Endpoint {
         }
     }
 
-    // ------------------------------------------------------------------ timers
-
-    /// Inlined: most re-arms only move the deadline (a timer's queue entry is kept while it
-    /// is due no later), and the queue is reached, out of line, only when one is needed.
-    #[inline(always)]
-    fn arm(&mut self, kind: TimerKind, at: SimTime, ctx: &mut Ctx) {
-        if let Some(t) = self.timers[kind as usize].arm(at) {
-            self.schedule_timer(kind, t, ctx);
-        }
-    }
-
-    #[inline(never)]
-    fn schedule_timer(&self, kind: TimerKind, t: SimTime, ctx: &mut Ctx) {
-        ctx.q.schedule(
-            t,
-            Event::Timer {
-                conn: self.conn,
-                end: self.end,
-                kind,
-            },
-        );
-    }
-
-    #[inline(always)]
-    fn restart_rto(&mut self, ctx: &mut Ctx) {
-        let at = ctx.now + self.rto.rto();
-        self.arm(TimerKind::Rto, at, ctx);
-    }
-
-    pub fn timer_deadline(&self, kind: TimerKind) -> Option<SimTime> {
-        self.timers[kind as usize].deadline
-    }
-
-    /// A timer event fired. Returns false if it was stale (cancelled or re-armed later).
-    pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) -> bool {
-        let (fire, again) = self.timers[kind as usize].on_fire(ctx.now);
-        if let Some(t) = again {
-            ctx.q.schedule(
-                t,
-                Event::Timer {
-                    conn: self.conn,
-                    end: self.end,
-                    kind,
-                },
-            );
-        }
-        if !fire || self.aborted {
-            return false;
-        }
-        match kind {
-            TimerKind::Rto => {
-                // A loss probe due now takes the timeout's place (RFC 8985 section 7.2 caps the
-                // PTO at the RTO's expiry): send the probe, which re-arms the RTO.
-                if self.timers[TimerKind::Probe as usize]
-                    .deadline
-                    .is_some_and(|t| t <= ctx.now)
-                {
-                    self.timers[TimerKind::Probe as usize].cancel();
-                    if !self.on_probe(ctx) {
-                        self.on_rto(ctx);
-                    }
-                } else {
-                    self.on_rto(ctx);
-                }
-            }
-            TimerKind::Reorder => self.on_reorder_timer(ctx),
-            TimerKind::Probe => {
-                self.on_probe(ctx);
-            }
-            TimerKind::Pace => self.try_send(ctx),
-            TimerKind::DelAck => {
-                if self.rcv_nxt > self.last_ack_sent || self.delack_count > 0 {
-                    self.send_ack(ctx);
-                }
-            }
-            TimerKind::Persist => self.try_send(ctx),
-            TimerKind::Read => self.on_read_timer(ctx),
-        }
-        self.sync_rec_timers(ctx);
-        true
-    }
-
-    /// Make the engine's reordering and probe timers follow the loss-recovery plug-in's.
-    /// Inlined, the work out of line: it is called after every send pass, and most plug-ins
-    /// have no timers.
-    #[inline(always)]
-    fn sync_rec_timers(&mut self, ctx: &mut Ctx) {
-        if self.aborted || !self.rec_timers {
-            return;
-        }
-        self.follow_rec_timers(ctx);
-    }
-
-    #[inline(never)]
-    fn follow_rec_timers(&mut self, ctx: &mut Ctx) {
-        for (kind, want) in [
-            (TimerKind::Reorder, self.rec.reorder_deadline()),
-            (TimerKind::Probe, self.rec.probe_deadline()),
-        ] {
-            if self.timers[kind as usize].deadline != want {
-                match want {
-                    Some(t) => self.arm(kind, t.max(ctx.now), ctx),
-                    None => self.timers[kind as usize].cancel(),
-                }
-            }
-        }
-    }
-
-    /// RACK's reordering timer fired (RFC 8985 section 6.2 step 5): detect losses again.
-    fn on_reorder_timer(&mut self, ctx: &mut Ctx) {
-        if !self.can_send_data() || self.flight() == 0 {
-            return;
-        }
-        let v = self.view(ctx.now);
-        let verdict = self.rec.on_reorder_timer(&v, &mut self.sb);
-        if verdict.loss && !self.in_recovery {
-            self.try_enter_recovery(ctx);
-        }
-        self.try_send(ctx);
-    }
-
-    /// TLP's probe timeout fired (RFC 8985 section 7.3): send one segment of new data if the
-    /// receiver's window allows (cwnd is not consulted), else the highest-sequence segment
-    /// again; then re-arm the RTO. Returns whether a probe was sent.
-    fn on_probe(&mut self, ctx: &mut Ctx) -> bool {
-        if !self.can_send_data() || self.flight() == 0 {
-            return false;
-        }
-        let v = self.view(ctx.now);
-        if !self.rec.on_probe_timer(&v, &self.sb) {
-            self.sync_rec_timers(ctx);
-            return false;
-        }
-        let end = self.data_end();
-        let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
-        let retransmission = if self.snd_max < end && !self.fin_sent && room > 0 {
-            let len = (end - self.snd_max).min(self.eff_mss).min(room);
-            self.send_new(len, true, ctx);
-            false
-        } else {
-            // The highest-sequence segment; our FIN travels alone, so probe with the last one
-            // carrying data (the receiver keeps an out-of-order FIN's sequence number), as a
-            // stack that piggybacks the FIN on its last segment would.
-            let n = self.sb.len();
-            let Some(last) = n.checked_sub(1) else {
-                return false;
-            };
-            let i = (0..n)
-                .rev()
-                .take(2)
-                .find(|&i| self.sb.get(i).is_some_and(|s| s.data_len() > 0))
-                .unwrap_or(last);
-            self.retransmit_index(i, true, ctx);
-            true
-        };
-        ctx.log(self.conn, self.end, "tlp", self.snd_una, || {
-            format!(
-                "probe {}",
-                if retransmission {
-                    "retransmission"
-                } else {
-                    "new data"
-                }
-            )
-        });
-        let v = self.view(ctx.now);
-        self.rec.on_probe_sent(&v, retransmission);
-        self.restart_rto(ctx);
-        self.sync_rec_timers(ctx);
-        true
-    }
-
-    fn abort(&mut self, ctx: &mut Ctx) {
-        self.aborted = true;
-        for t in self.timers.iter_mut() {
-            t.cancel();
-        }
-        let handshake = matches!(self.state, State::SynSent | State::SynRcvd);
-        let (n, max) = (self.retries - 1, self.cfg.max_retries);
-        self.end_reason = Some(if handshake {
-            format!(
-                "handshake failed: the {} timed out {} times (max_retries = {max})",
-                if self.state == State::SynSent {
-                    "SYN"
-                } else {
-                    "SYN-ACK"
-                },
-                n + 1
-            )
-        } else {
-            format!(
-                "gave up: the segment at {} timed out {} times without an ACK (max_retries = \
-                 {max}, as Linux's tcp_retries2)",
-                self.snd_una,
-                n + 1
-            )
-        });
-        ctx.log(self.conn, self.end, "abort", self.snd_una, || {
-            format!("{} retransmissions without progress", self.retries)
-        });
-        self.set_state(State::Closed, ctx);
-    }
-
-    /// Why this end stopped: the reason it gave up, else "closed" or "open" (the run stopped
-    /// first).
-    pub fn end_reason(&self) -> String {
-        match (&self.end_reason, self.state) {
-            (Some(r), _) => r.clone(),
-            (None, State::Closed | State::TimeWait) => "closed".into(),
-            (None, State::Listen | State::SynSent) if self.snd_max == 0 => "never connected".into(),
-            (None, s) => format!("open ({}) when the run stopped", s.name()),
-        }
-    }
-
-    fn on_rto(&mut self, ctx: &mut Ctx) {
-        match self.state {
-            State::SynSent | State::SynRcvd => {
-                self.stats.rto_expirations += 1;
-                self.stats.syn_retransmissions += 1;
-                self.retries += 1;
-                if self.retries > self.cfg.max_retries {
-                    return self.abort(ctx);
-                }
-                self.syn_retransmitted = true;
-                self.rto.on_timeout();
-                ctx.log(self.conn, self.end, "rto", 0, || "SYN".into());
-                self.send_syn(true, ctx);
-                return;
-            }
-            State::Closed | State::Listen | State::TimeWait => return,
-            _ => {}
-        }
-        if self.snd_max == self.snd_una {
-            return;
-        }
-        self.stats.rto_expirations += 1;
-        self.retries += 1;
-        if self.retries > self.cfg.max_retries {
-            return self.abort(ctx);
-        }
-        let flight = self.loss_base();
-        let first = (self.retries == 1 || self.cfg.ssthresh_every_timeout)
-            && !(self.cfg.rto_keeps_recovery_ssthresh && self.in_recovery);
-        self.cc.on_rto(&mut self.ccs, flight, first);
-        self.whole_segments();
-        self.rto.on_timeout();
-        self.in_recovery = false;
-        self.sack1_pipe = None;
-        self.cc_fast_recovery = false;
-        if self.ns2.sack1 {
-            self.sack1_timeout = true;
-        }
-        if !self.ns2.tahoe_keeps_dupacks {
-            // (ns-2's TcpAgent::timeout keeps dupacks_; Reno's and Sack1's clear it)
-            self.dupacks = 0;
-        }
-        self.recovery_credits = 0;
-        self.limited_transmit_room = 0;
-        // RFC 6582 section 3.2 step 4 (and RFC 5681's advice): remember the highest sequence
-        // sent, so that duplicate ACKs for data sent before the timeout do not start a fast
-        // retransmit.
-        self.recover = Some(self.snd_max - 1);
-        self.rto_recovery = true;
-        if self.cfg.recover_guard_all {
-            self.fr_guard = Some(self.snd_max);
-        }
-        self.prr = None;
-        self.rtt_timing = None;
-        // The plug-in marks what is lost (all but SACKed data, unless it knows better: RACK).
-        let v = self.view(ctx.now);
-        if self.ns2.sack1 {
-            self.sb.forget_sacks();
-        }
-        self.rec.on_rto(&v, &mut self.sb);
-        let rto = self.rto.rto();
-        ctx.log(self.conn, self.end, "rto", self.snd_una, || {
-            format!(
-                "backoff {} next rto {:.3}s",
-                self.rto.backoff(),
-                rto.as_secs_f64()
-            )
-        });
-        // Retransmit the first segment whatever cwnd says (RFC 5681 section 3.1).
-        self.retransmit_next(ctx);
-        self.try_send(ctx);
-    }
-
-    // ------------------------------------------------------------------ receive window
-
     fn unread_now(&self, now: SimTime) -> f64 {
         match self.cfg.rcv_read_rate {
             None => 0.0,
@@ -1126,30 +815,6 @@ impl Endpoint {
         (self.rcv_adv - self.rcv_nxt).min(max)
     }
 
-    fn on_read_timer(&mut self, ctx: &mut Ctx) {
-        let before = self.last_adv_wnd;
-        let buf = self.rcv_window_max();
-        let free = (buf as f64 - self.unread_now(ctx.now)).max(0.0) as u64;
-        let threshold = (2 * self.eff_mss).min(buf / 2);
-        if free >= before + threshold {
-            // RFC 1122 4.2.3.3 / BSD: a window update once it opens by two segments.
-            self.send_ack(ctx);
-        }
-        self.arm_read_timer(ctx);
-    }
-
-    fn arm_read_timer(&mut self, ctx: &mut Ctx) {
-        if let Some(r) = self.cfg.rcv_read_rate {
-            if self.unread_now(ctx.now) > 0.0 && !self.timers[TimerKind::Read as usize].is_armed() {
-                let step = (2 * self.eff_mss).min(self.rcv_window_max() / 2).max(1) as f64;
-                let at = ctx.now + Dur::from_secs_f64(step / r).max(Dur(1));
-                self.arm(TimerKind::Read, at, ctx);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ packets in
-
     /// Inlined into the simulator's delivery of a segment, its one call per segment
     /// (2,260 -> 2,234 instructions per data segment).
     #[inline(always)]
@@ -1163,146 +828,9 @@ impl Endpoint {
         }
         match self.state {
             State::Closed => {}
-            State::Listen => {
-                if p.is(SYN) && !p.is(ACK) {
-                    self.accept_syn(p);
-                    self.set_state(State::SynRcvd, ctx);
-                    self.snd_una = 0;
-                    self.snd_max = 1;
-                    self.send_syn(false, ctx);
-                }
-            }
-            State::SynSent => {
-                if p.is(SYN) && p.is(ACK) && p.ack == 1 {
-                    self.accept_syn(p);
-                    self.snd_una = 1;
-                    self.snd_wl1 = p.seq;
-                    self.snd_wl2 = p.ack;
-                    self.on_handshake_rtt(ctx);
-                    self.set_state(State::Established, ctx);
-                    self.timers[TimerKind::Rto as usize].cancel();
-                    if self.cfg.ns2.two_way_handshake {
-                        // The first data segment acknowledges the SYN-ACK; a pure ACK only if
-                        // there is nothing to send.
-                        let sent = self.stats.segments_sent;
-                        self.try_send(ctx);
-                        if self.stats.segments_sent == sent {
-                            self.send_ack(ctx);
-                        }
-                    } else {
-                        self.send_ack(ctx);
-                        self.try_send(ctx);
-                    }
-                }
-            }
-            State::SynRcvd => {
-                if p.is(SYN) && !p.is(ACK) {
-                    // Our SYN-ACK was lost: the peer repeats its SYN.
-                    self.send_syn(true, ctx);
-                    return;
-                }
-                if p.is(ACK) && p.ack >= 1 {
-                    self.snd_una = 1;
-                    self.snd_wnd = (p.wnd as u64) << self.peer_wscale;
-                    self.max_snd_wnd = self.snd_wnd;
-                    self.snd_wl1 = p.seq;
-                    self.snd_wl2 = p.ack;
-                    self.on_handshake_rtt(ctx);
-                    self.set_state(State::Established, ctx);
-                    self.timers[TimerKind::Rto as usize].cancel();
-                    self.established_segment(p, ctx);
-                }
-            }
+            State::Listen | State::SynSent | State::SynRcvd => self.handshake_segment(p, ctx),
             _ => self.established_segment(p, ctx),
         }
-    }
-
-    fn accept_syn(&mut self, p: &Packet) {
-        self.adv_memo = (u64::MAX, 0); // the window scale and the MSS are settled here
-        self.rcv_nxt = p.seq + 1;
-        self.last_ack_sent = self.rcv_nxt;
-        self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535 << self.own_wscale);
-        let peer_mss = if p.syn_mss > 0 { p.syn_mss } else { 536 };
-        self.ts_ok = self.cfg.timestamps && p.has_ts;
-        if self.ts_ok {
-            self.ts_recent = p.ts_val;
-        }
-        self.sack_ok = (self.cfg.sack || self.rec.wants_sack()) && p.syn_sack_ok;
-        // RFC 7323 2.2: scaling only if both sides sent the option.
-        if self.cfg.window_scaling && p.syn_wscale >= 0 {
-            self.peer_wscale = (p.syn_wscale as u8).min(14);
-        } else {
-            self.peer_wscale = 0;
-            self.own_wscale = 0;
-            self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535);
-        }
-        // RFC 9293 3.7.1: the effective send MSS excludes TCP options; with timestamps every
-        // segment carries 12 bytes of them (Linux: 1448 on a 1500-byte MTU).
-        let mss = self.cfg.mss.min(peer_mss) as u64;
-        self.eff_mss = mss - if self.ts_ok { 12 } else { 0 };
-        self.ccs.mss = self.eff_mss;
-        self.ccs.cwnd = self.cfg.initial_cwnd as u64 * self.eff_mss;
-        self.snd_wnd = (p.wnd as u64).min(65_535);
-        self.max_snd_wnd = self.snd_wnd;
-        let buf = self.cfg.rcv_buf;
-        self.adv_full = (self.cfg.rcv_read_rate.is_none() && self.tune.is_none() && buf < 1 << 53)
-            .then(|| {
-                let step = (buf / 2).min(self.eff_mss.max(1));
-                let max = 65_535u64 << self.own_wscale;
-                let field = (buf.min(max) >> self.own_wscale).min(65_535) as u32;
-                (buf, buf - step, field)
-            });
-    }
-
-    fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
-        if self.syn_retransmitted {
-            self.rto.reset_after_syn_timeout();
-            self.window_after_syn_loss(ctx);
-        } else {
-            // RFC 6298 allows the SYN exchange as the first RTT sample (Karn: only if the SYN
-            // was not retransmitted).
-            let r = ctx.now.since(self.syn_sent_at);
-            self.rto.sample_at(ctx.now, r);
-            self.stats.rtt_samples += 1;
-            self.cc.on_rtt_sample(&mut self.ccs, ctx.now, r);
-            if let Some(c) = self.rto.latest_counted {
-                self.cc.on_counted_rtt(c);
-            }
-        }
-        self.retries = 0;
-    }
-
-    /// The profile's window after this end's SYN or SYN-ACK timed out (`SynLoss`).
-    fn window_after_syn_loss(&mut self, ctx: &mut Ctx) {
-        let mss = self.eff_mss;
-        match self.cfg.syn_loss {
-            SynLoss::Keep => return,
-            SynLoss::One => self.ccs.cwnd = mss,
-            SynLoss::OneAfterTwo if self.stats.syn_retransmissions > 1 => self.ccs.cwnd = mss,
-            SynLoss::OneAfterTwo => return,
-            SynLoss::Timeout => {
-                let (initial, n) = (
-                    self.cfg.initial_cwnd as u64 * mss,
-                    self.stats.syn_retransmissions,
-                );
-                // A controller with its own timeout may set the window itself.
-                if !self.cc.syn_timeout_window(&mut self.ccs, initial, n) {
-                    // Each expiry halves min(cwnd, window); cwnd is one segment after the first.
-                    let wnd = self.snd_wnd.max(mss);
-                    let mut cwnd = self.ccs.cwnd;
-                    for _ in 0..n {
-                        let half = (cwnd.min(wnd) / 2) / mss * mss;
-                        self.ccs.ssthresh = half.max(2 * mss);
-                        cwnd = mss;
-                    }
-                    self.ccs.cwnd = mss;
-                }
-            }
-        }
-        let (cwnd, ssthresh) = (self.ccs.cwnd, ssthresh_text(self.ccs.ssthresh));
-        ctx.log(self.conn, self.end, "syn_loss_window", 0, || {
-            format!("cwnd {cwnd} ssthresh {ssthresh}")
-        });
     }
 
     /// A segment in a synchronized state. The two segments of a bulk transfer, a receiver's
@@ -1342,9 +870,7 @@ impl Endpoint {
     /// nothing new. What the general path does then, without its tests.
     #[inline(always)]
     fn plain_data(&mut self, p: &Packet, ctx: &mut Ctx) {
-        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
-            self.ts_recent = self.ts_recent.max(p.ts_val);
-        }
+        self.update_ts_recent(p);
         // `process_ack`: the window update, then its path for an ACK field that acknowledges
         // nothing with nothing in flight.
         self.update_window(p);
@@ -1378,9 +904,7 @@ impl Endpoint {
     /// `process_ack`, `on_new_ack` and `after_ack` do then, without their tests.
     #[inline(always)]
     fn plain_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
-        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
-            self.ts_recent = self.ts_recent.max(p.ts_val);
-        }
+        self.update_ts_recent(p);
         let ack = p.ack;
         self.update_window(p);
         debug_assert_eq!(*self.sb.delivery(), Delivery::default());
@@ -1440,14 +964,6 @@ impl Endpoint {
         }
     }
 
-    /// The RTT a timestamp echo measures (RFC 7323 section 4.1), if the connection uses
-    /// timestamps and `p` echoes one.
-    #[inline(always)]
-    fn ts_rtt(&self, p: &Packet, now: SimTime) -> Option<Dur> {
-        (self.ts_ok && p.has_ts && p.ts_ecr > 0)
-            .then(|| Dur(Self::ts_now(now).saturating_sub(p.ts_ecr) * 1_000))
-    }
-
     /// An RTT sample for the estimator and the congestion control.
     #[inline(never)]
     fn take_rtt_sample(&mut self, r: Dur, now: SimTime) {
@@ -1470,10 +986,7 @@ impl Endpoint {
             }
             return;
         }
-        if self.ts_ok && p.has_ts && p.seq <= self.last_ack_sent {
-            // RFC 7323 4.3: TS.Recent from the segment that covers Last.ACK.sent.
-            self.ts_recent = self.ts_recent.max(p.ts_val);
-        }
+        self.update_ts_recent(p);
         if p.is(ACK) {
             self.process_ack(p, ctx);
             if self.aborted {
@@ -1484,38 +997,6 @@ impl Endpoint {
             self.process_data(p, ctx);
         }
         self.try_send(ctx);
-    }
-
-    fn view(&self, now: SimTime) -> SenderView {
-        SenderView {
-            now,
-            snd_una: self.snd_una,
-            snd_max: self.snd_max,
-            mss: self.eff_mss,
-            dupacks: self.dupacks,
-            dupthresh: self.cfg.dupthresh,
-            in_recovery: self.in_recovery,
-            recovery_credits: self.recovery_credits,
-            recover: self.recover,
-            rto_recovery: self.rto_recovery,
-            sack_ok: self.sack_ok,
-            srtt: self.rto.srtt(),
-            min_rtt: self.rto.min_rtt,
-            rto_deadline: self.timers[TimerKind::Rto as usize].deadline,
-            sack1: self.ns2.sack1,
-        }
-    }
-
-    /// Bytes in flight as the loss-recovery plug-in counts them. Outside a recovery phase every
-    /// plug-in counts the scoreboard's RFC 6675 pipe (`LossRecovery::pipe`'s contract), which
-    /// is read directly then: no view is built on the per-segment path.
-    #[inline]
-    fn pipe(&self, now: SimTime) -> u64 {
-        if !self.in_recovery {
-            return self.sb.rfc6675_pipe();
-        }
-        let v = self.view(now);
-        self.rec.pipe(&v, &self.sb)
     }
 
     /// The RTT of the most recently sent segment an ACK delivered, if it was sent only once.
@@ -2214,17 +1695,6 @@ impl Endpoint {
         1 + self.app_written.min(limit)
     }
 
-    fn can_send_data(&self) -> bool {
-        matches!(
-            self.state,
-            State::Established
-                | State::CloseWait
-                | State::FinWait1
-                | State::Closing
-                | State::LastAck
-        )
-    }
-
     /// Send what the windows allow: retransmissions first, then new data, then the FIN; then
     /// align the loss-recovery plug-in's timers.
     #[inline]
@@ -2522,8 +1992,6 @@ impl Endpoint {
             self.rec.on_transmit(&v, &self.sb, true);
         }
     }
-
-    // ------------------------------------------------------------------ receiving data
 
     fn process_data(&mut self, p: &Packet, ctx: &mut Ctx) {
         let end = p.seq + p.len as u64;
