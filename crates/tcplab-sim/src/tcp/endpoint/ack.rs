@@ -18,6 +18,9 @@ use crate::tcp::scoreboard::Delivery;
 use crate::time::{Dur, SimTime};
 
 impl Endpoint {
+    /// The ACK field of a segment in a synchronized state (RFC 9293 section 3.10.7.4): an ACK
+    /// of data not yet sent is answered, an old one ignored; then the window update, the SACK
+    /// blocks, the new data acknowledged or the duplicate ACK, and `after_ack`.
     pub(super) fn process_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
         let ack = p.ack;
         if ack > self.snd_max {
@@ -181,6 +184,9 @@ impl Endpoint {
             .map(|s| now.since(s.last_sent))
     }
 
+    /// An ACK of new data: the RTT sample, SND.UNA and the scoreboard moved on, the end of RTO
+    /// recovery, the window growth (inside a recovery phase `recovery_ack`), the FIN's
+    /// acknowledgement, and the retransmission timer (RFC 6298 5.2/5.3).
     fn on_new_ack(&mut self, p: &Packet, ack: u64, ctx: &mut Ctx) {
         let prior_flight = self.flight();
         let acked = ack - self.snd_una;

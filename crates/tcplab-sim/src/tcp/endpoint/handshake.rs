@@ -76,6 +76,9 @@ impl Endpoint {
         }
     }
 
+    /// What the peer's SYN or SYN-ACK says: RCV.NXT, the window it offers (never scaled in a SYN,
+    /// RFC 7323 2.2), the options agreed (`accept_options`), the effective MSS and the initial
+    /// window in it.
     fn accept_syn(&mut self, p: &Packet) {
         self.adv_memo = (u64::MAX, 0); // the window scale and the MSS are settled here
         self.rcv_nxt = p.seq + 1;
@@ -101,6 +104,8 @@ impl Endpoint {
             });
     }
 
+    /// Send the SYN, or in SYN-RECEIVED the SYN-ACK (`retransmission`: again), and arm the
+    /// retransmission timer.
     pub(super) fn send_syn(&mut self, retransmission: bool, ctx: &mut Ctx) {
         let flags = if self.state == State::SynRcvd {
             SYN | ACK
@@ -118,6 +123,9 @@ impl Endpoint {
         self.arm(TimerKind::Rto, at, ctx);
     }
 
+    /// The handshake is complete: the SYN exchange is the first RTT sample, unless the SYN was
+    /// retransmitted (then the RTO starts over, RFC 6298 5.7, and the window is the profile's
+    /// `SynLoss`).
     fn on_handshake_rtt(&mut self, ctx: &mut Ctx) {
         if self.syn_retransmitted {
             self.rto.reset_after_syn_timeout();

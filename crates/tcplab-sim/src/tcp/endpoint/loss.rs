@@ -14,6 +14,9 @@ use crate::tcp::{ssthresh_text, LossBase};
 use crate::time::{Dur, SimTime};
 
 impl Endpoint {
+    /// A duplicate ACK (RFC 5681 section 2): outside recovery the plug-in may start a fast
+    /// retransmit, else limited transmit may release a new segment; inside, it lets one more
+    /// segment out while the congestion control's window is inflated.
     pub(super) fn on_dupack(&mut self, ctx: &mut Ctx) {
         self.dupacks += 1;
         self.stats.dupacks_received += 1;
@@ -105,6 +108,9 @@ impl Endpoint {
         true
     }
 
+    /// Begin a recovery phase with its fast retransmit (RFC 5681 section 3.2 steps 2-3, RFC 6582,
+    /// RFC 6675 section 5): the congestion control's reduction, the recovery point, the
+    /// fast-recovery window and PRR, then the first segment marked lost sent again at once.
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         let flight = self.flight_in_network();
         let base = self.loss_base();

@@ -33,6 +33,7 @@ impl Endpoint {
         );
     }
 
+    /// (Re)start the retransmission timer: due one RTO from now.
     #[inline(always)]
     pub(super) fn restart_rto(&mut self, ctx: &mut Ctx) {
         let at = ctx.now + self.rto.rto();
@@ -114,6 +115,10 @@ impl Endpoint {
         }
     }
 
+    /// The retransmission timer expired (RFC 6298 5.4-5.6): a SYN is sent again; with data in
+    /// flight the congestion control reacts (RFC 5681 section 3.1), any recovery phase ends,
+    /// `recover` is set, the plug-in marks what is lost and the first segment is sent again
+    /// whatever cwnd says.
     fn on_rto(&mut self, ctx: &mut Ctx) {
         match self.state {
             State::SynSent | State::SynRcvd => {
@@ -273,6 +278,8 @@ impl Endpoint {
         }
     }
 
+    /// Give up (a timeout after `max_retries` retransmissions without progress): the timers stop,
+    /// the reason is kept for `end_reason`, and the state is CLOSED.
     fn abort(&mut self, ctx: &mut Ctx) {
         self.aborted = true;
         for t in self.timers.iter_mut() {
