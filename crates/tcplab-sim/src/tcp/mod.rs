@@ -1,10 +1,17 @@
-//! TCP endpoints.
+//! TCP: endpoints and their plug-ins.
 //!
-//! One `Endpoint` is one side of a connection, both sender and receiver. It follows RFC 9293 for
-//! the state machine (three-way handshake, FIN teardown), RFC 5681 for congestion control hooks
-//! and duplicate ACKs, RFC 6298 for the retransmission timer, RFC 1122 for delayed ACKs and
-//! silly-window avoidance, RFC 7323 for window scaling and timestamps, RFC 2018 for SACK blocks,
-//! RFC 3042 for limited transmit and RFC 6582's `recover` after a timeout.
+//! An `Endpoint` (`endpoint/`, one file per seam) is one side of a connection, both sender and
+//! receiver, built from a `TcpConfig` (`config.rs`, what a stack profile sets) and two plug-ins
+//! that combine freely: a congestion control (`cc/`) and a loss recovery (`recovery/`). Beside
+//! them: the sender's scoreboard (`scoreboard.rs`), the RTO estimator (`rto.rs`), receive-buffer
+//! autotuning (`autotune.rs`), ns-2.35's own rules (`ns2.rs`) and the plug-ins' parameters
+//! (`params.rs`).
+//!
+//! The endpoint follows RFC 9293 for the state machine (three-way handshake, FIN teardown),
+//! RFC 5681 for congestion control hooks and duplicate ACKs, RFC 6298 for the retransmission
+//! timer, RFC 1122 for delayed ACKs and silly-window avoidance, RFC 7323 for window scaling and
+//! timestamps, RFC 2018 for SACK blocks, RFC 3042 for limited transmit and RFC 6582's `recover`
+//! after a timeout; each file of `endpoint/` cites the sections it implements.
 //!
 //! Deliberate simplifications (listed so nobody has to discover them):
 //! - sequence numbers are 64-bit and start at 0 (ISS = 0; the SYN takes 0, data starts at 1);
@@ -13,13 +20,6 @@
 //! - no urgent data, no RST generation for unknown connections, no simultaneous open;
 //! - a zero-window probe is one byte of new data sent beyond the window; the RTO timer
 //!   retransmits it with back-off, which is the persist timer's behaviour.
-//!
-//! Around the plug-ins (`cc`, `recovery`) the sender also keeps: the delivery-rate state of
-//! draft-cheng-iccrg-delivery-rate-estimation (a rate sample per ACK, for BBR); a per-ACK RTT
-//! sample from the most recently sent segment an ACK delivers (for delay-based congestion
-//! control); pacing at the congestion control's rate (`TimerKind::Pace`); the plug-ins' RACK
-//! reordering and TLP probe timers (`TimerKind::Reorder`, `TimerKind::Probe`); and RFC 6937 PRR
-//! when `TcpConfig::prr` is set (`recovery/prr.rs`).
 
 pub mod autotune;
 pub mod cc;
