@@ -50,6 +50,7 @@ use scoreboard::Scoreboard;
 
 use options::wscale_for;
 
+/// A connection's state (RFC 9293 section 3.3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     Closed,
@@ -83,6 +84,7 @@ impl State {
     }
 }
 
+/// An endpoint's counters, reported per connection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EndpointStats {
     pub segments_sent: u64,
@@ -141,16 +143,18 @@ impl Ctx<'_> {
     }
 }
 
+/// One side of a TCP connection. Its fields are private to `endpoint/` except those the
+/// simulator reads (`pub(crate)`).
 pub struct Endpoint {
-    pub conn: u32,
-    pub end: u8,
-    pub node: u16,
-    pub peer_node: u16,
+    conn: u32,
+    end: u8,
+    pub(crate) node: u16,
+    peer_node: u16,
     /// Shared by every endpoint with the same settings.
-    pub cfg: Arc<TcpConfig>,
-    pub state: State,
-    pub stats: EndpointStats,
-    pub aborted: bool,
+    pub(crate) cfg: Arc<TcpConfig>,
+    pub(crate) state: State,
+    pub(crate) stats: EndpointStats,
+    pub(crate) aborted: bool,
 
     /// The ns-2 rules in force for this pair of plug-ins (`ns2.rs`).
     ns2: Ns2Active,
@@ -164,16 +168,16 @@ pub struct Endpoint {
     /// Packets ns-2's `send_one` may still send beyond the window for the last duplicate ACK.
     send_one_budget: u32,
     // --- send side
-    pub snd_una: u64,
+    snd_una: u64,
     /// Next new sequence number (one past the highest sent).
-    pub snd_max: u64,
+    snd_max: u64,
     /// Peer's advertised window in bytes (scaled).
-    pub snd_wnd: u64,
+    pub(crate) snd_wnd: u64,
     max_snd_wnd: u64,
     snd_wl1: u64,
     snd_wl2: u64,
     /// Payload bytes per segment after negotiation and options.
-    pub eff_mss: u64,
+    pub(crate) eff_mss: u64,
     peer_wscale: u8,
     own_wscale: u8,
     sack_ok: bool,
@@ -183,8 +187,8 @@ pub struct Endpoint {
     app_written: u64,
     app_closed: bool,
     fin_sent: bool,
-    pub sb: Scoreboard,
-    pub ccs: CcState,
+    sb: Scoreboard,
+    pub(crate) ccs: CcState,
     cc: Box<dyn CongestionControl>,
     rec: Box<dyn LossRecovery>,
     /// The loss-recovery plug-in detects losses by time (`LossRecovery::time_based`).
@@ -222,12 +226,12 @@ pub struct Endpoint {
     /// validation and no ns-2 Sack1 (`plain_ack`); and whose send passes take the plain loop
     /// outside recovery (`plain_sends`).
     plain_acks: bool,
-    pub rto: RtoEstimator,
+    pub(crate) rto: RtoEstimator,
     timers: [Timer; N_TIMERS],
-    pub dupacks: u32,
+    dupacks: u32,
     /// A loss-recovery phase is under way: begun by the loss-recovery plug-in's fast
     /// retransmit, ended as its `phase_end` says.
-    pub in_recovery: bool,
+    in_recovery: bool,
     /// The congestion control's fast-recovery window is in force inside the phase: duplicate ACKs
     /// inflate it and partial ACKs deflate it (RFC 5681 / RFC 6582). Reno's ends at the first
     /// new ACK even when the phase goes on; Tahoe has none (`RecoveryStyle`).
@@ -280,14 +284,14 @@ pub struct Endpoint {
     cwnd_usage_seq: u64,
 
     // --- receive side
-    pub rcv_nxt: u64,
+    pub(crate) rcv_nxt: u64,
     /// Receive-buffer autotuning state (`None`: a fixed buffer of `rcv_buf`).
     tune: Option<Box<autotune::RcvTune>>,
     rcv_adv: u64,
     ooo: Vec<(u64, u64)>,
     last_ooo: Option<(u64, u64)>,
     peer_fin_seq: Option<u64>,
-    pub peer_fin: bool,
+    pub(crate) peer_fin: bool,
     unread: f64,
     unread_at: SimTime,
     last_adv_wnd: u64,
@@ -311,9 +315,9 @@ pub struct Endpoint {
     ts_recent: u64,
     last_ack_sent: u64,
     /// In-order payload bytes delivered to the application.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Time the last in-order payload byte arrived.
-    pub last_delivery: SimTime,
+    pub(crate) last_delivery: SimTime,
 }
 
 impl Endpoint {
