@@ -31,7 +31,7 @@ impl Endpoint {
         if ack < self.snd_una {
             return; // old
         }
-        if let Some(pp) = self.sack1_pipe.as_mut() {
+        if let Some(pp) = self.ns2_state.sack1_pipe.as_mut() {
             // ns-2 Sack1TcpAgent::recv in fast recovery: --pipe_ per ACK, and once more for a
             // partial ACK (partial_ack_ false).
             *pp -= 1;
@@ -71,8 +71,8 @@ impl Endpoint {
         if self.ns2.sack1 && new_outside {
             self.sb.forget_sacks();
         }
-        let ignore_sack =
-            self.ns2.sack1 && (new_outside || (self.sack1_timeout && ack == self.snd_una));
+        let ignore_sack = self.ns2.sack1
+            && (new_outside || (self.ns2_state.sack1_timeout && ack == self.snd_una));
         if self.sack_ok && !ignore_sack {
             for b in p.sack_blocks() {
                 if b.end > self.snd_una && b.end <= self.snd_max {
@@ -94,7 +94,7 @@ impl Endpoint {
             // ns-2 Sack1 (ScoreBoard CheckUpdate) and RFC 6675 section 2: with SACK, a duplicate
             // ACK counts only if its SACK blocks report new data.
             let stale = self.ns2.sack1 && self.sack_ok && newly_sacked == 0;
-            if !self.sack1_timeout && !stale {
+            if !self.ns2_state.sack1_timeout && !stale {
                 self.on_dupack(ctx);
             }
         }
@@ -213,7 +213,7 @@ impl Endpoint {
             self.take_rtt_sample(r, ctx.now);
         }
         self.ack_rtt = rtt;
-        self.sack1_timeout = false;
+        self.ns2_state.sack1_timeout = false;
         self.snd_una = ack;
         self.sb.ack_to(ack);
         self.retries = 0;
@@ -247,8 +247,8 @@ impl Endpoint {
         // RFC 6298 5.2/5.3: stop the timer when all is acked, else restart it.
         let impatient_skip =
             self.ns2.newreno && self.cc_rules.impatient_timer && self.in_recovery && {
-                self.partial_acks += 1;
-                self.partial_acks > 1
+                self.ns2_state.partial_acks += 1;
+                self.ns2_state.partial_acks > 1
             };
         if impatient_skip {
             // ns-2 NewReno (newreno_changes1_ 1): only the first partial ACK restarts the timer.
@@ -291,7 +291,7 @@ impl Endpoint {
             ack: self.snd_una,
             snd_max: self.snd_max,
             delivered: d.bytes,
-            total_delivered: self.rs_delivered + d.bytes,
+            total_delivered: self.rs.delivered + d.bytes,
             sample_rtt: Self::sample_rtt(d, now),
             ..AckEvent::default()
         };
@@ -301,8 +301,8 @@ impl Endpoint {
     /// Linux's `tcp_is_cwnd_limited`: the flight reached cwnd in the current window, or, in slow
     /// start, cwnd is below twice the largest flight of the current window.
     fn cwnd_limited(&self) -> bool {
-        self.is_cwnd_limited
-            || (self.ccs.cwnd < self.ccs.ssthresh && self.ccs.cwnd < 2 * self.max_flight)
+        self.cwnd_use.is_cwnd_limited
+            || (self.ccs.cwnd < self.ccs.ssthresh && self.ccs.cwnd < 2 * self.cwnd_use.max_flight)
     }
 
     /// Linux's `tcp_cwnd_validate` after a sending pass: remember whether the flight reached
@@ -312,13 +312,13 @@ impl Endpoint {
         // Linux counts packets (in_flight >= cwnd); in bytes, the window stops the next full
         // segment.
         let limited = pipe + self.eff_mss > self.ccs.cwnd;
-        if self.snd_una >= self.cwnd_usage_seq
+        if self.snd_una >= self.cwnd_use.cwnd_usage_seq
             || limited
-            || (!self.is_cwnd_limited && self.flight() > self.max_flight)
+            || (!self.cwnd_use.is_cwnd_limited && self.flight() > self.cwnd_use.max_flight)
         {
-            self.is_cwnd_limited = limited;
-            self.max_flight = self.flight();
-            self.cwnd_usage_seq = self.snd_max;
+            self.cwnd_use.is_cwnd_limited = limited;
+            self.cwnd_use.max_flight = self.flight();
+            self.cwnd_use.cwnd_usage_seq = self.snd_max;
         }
     }
 
@@ -339,14 +339,14 @@ impl Endpoint {
         // Delivery rate (draft-cheng-iccrg-delivery-rate-estimation section 3.3).
         let mut rate = None;
         if d.bytes > 0 {
-            self.rs_delivered += d.bytes;
-            self.rs_delivered_time = now;
+            self.rs.delivered += d.bytes;
+            self.rs.delivered_time = now;
             if let Some(seg) = d.newest.filter(|_| self.cc_rate) {
                 let send_elapsed = seg.last_sent.since(seg.tx().first_sent_time);
                 let ack_elapsed = now.since(seg.tx().delivered_time);
-                self.rs_first_sent_time = seg.last_sent;
+                self.rs.first_sent_time = seg.last_sent;
                 let interval = send_elapsed.max(ack_elapsed);
-                let delivered = self.rs_delivered - seg.tx().delivered;
+                let delivered = self.rs.delivered - seg.tx().delivered;
                 // An interval shorter than the minimum RTT gives no reliable sample.
                 let valid = interval.0 > 0 && self.rto.min_rtt.is_none_or(|m| interval >= m);
                 rate = Some(RateSample {
@@ -361,8 +361,8 @@ impl Endpoint {
                     is_app_limited: seg.tx().app_limited,
                 });
             }
-            if self.rs_app_limited != 0 && self.rs_delivered > self.rs_app_limited {
-                self.rs_app_limited = 0;
+            if self.rs.app_limited != 0 && self.rs.delivered > self.rs.app_limited {
+                self.rs.app_limited = 0;
             }
         }
         // Loss detection by the plug-in (RACK, TLP).
@@ -414,7 +414,7 @@ impl Endpoint {
             ack: self.snd_una,
             snd_max: self.snd_max,
             delivered: d.bytes,
-            total_delivered: self.rs_delivered,
+            total_delivered: self.rs.delivered,
             lost: self.sb.lost_marked_total() - lost_before,
             pipe: self.pipe(now),
             dupack,

@@ -80,7 +80,7 @@ impl Endpoint {
     /// RFC 7323 2.2), the options agreed (`accept_options`), the effective MSS and the initial
     /// window in it.
     fn accept_syn(&mut self, p: &Packet) {
-        self.adv_memo = (u64::MAX, 0); // the window scale and the MSS are settled here
+        self.adv.memo = (u64::MAX, 0); // the window scale and the MSS are settled here
         self.rcv_nxt = p.seq + 1;
         self.last_ack_sent = self.rcv_nxt;
         self.rcv_adv = self.rcv_nxt + self.cfg.rcv_buf.min(65_535 << self.own_wscale);
@@ -95,7 +95,7 @@ impl Endpoint {
         self.snd_wnd = (p.wnd as u64).min(65_535);
         self.max_snd_wnd = self.snd_wnd;
         let buf = self.cfg.rcv_buf;
-        self.adv_full = (self.cfg.rcv_read_rate.is_none() && self.tune.is_none() && buf < 1 << 53)
+        self.adv.full = (self.cfg.rcv_read_rate.is_none() && self.tune.is_none() && buf < 1 << 53)
             .then(|| {
                 let step = (buf / 2).min(self.eff_mss.max(1));
                 let max = 65_535u64 << self.own_wscale;

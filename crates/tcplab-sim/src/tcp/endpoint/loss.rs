@@ -42,7 +42,7 @@ impl Endpoint {
         {
             // RFC 3042: each of the first two duplicate ACKs may release one new segment.
             self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
-            self.send_one_budget = 1;
+            self.ns2_state.send_one_budget = 1;
         }
     }
 
@@ -61,7 +61,7 @@ impl Endpoint {
             ack: self.snd_una,
             snd_max: self.snd_max,
             delivered: d.bytes,
-            total_delivered: self.rs_delivered + d.bytes,
+            total_delivered: self.rs.delivered + d.bytes,
             dupack: true,
             in_recovery: self.in_recovery,
             sample_rtt: Self::sample_rtt(d, now),
@@ -147,7 +147,7 @@ impl Endpoint {
             // ns-2 Sack1 dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks_.
             let m = self.eff_mss.max(1);
             // (minus one: the fast retransmission below adds one, ns-2's does not)
-            self.sack1_pipe = Some(
+            self.ns2_state.sack1_pipe = Some(
                 ((self.snd_max - self.snd_una) / m) as i64 - i64::from(self.cfg.dupthresh) - 1,
             );
         }
@@ -171,7 +171,7 @@ impl Endpoint {
             )
         });
         // RFC 5681 step 2: retransmit the lost segment at once, whatever the window says.
-        self.partial_acks = 0;
+        self.ns2_state.partial_acks = 0;
         if self.cfg.ns2.rtt_active {
             // ns-2 reset_rtx_timer (fast retransmit, timeout) clears rtt_active_; other
             // retransmissions do not stop the timing of a new packet.
@@ -199,7 +199,7 @@ impl Endpoint {
         let full = self.recover.is_none_or(|r| ack > r);
         if full || self.rec.phase_end() == PhaseEnd::FirstNewAck {
             self.in_recovery = false;
-            self.sack1_pipe = None;
+            self.ns2_state.sack1_pipe = None;
             self.recovery_credits = 0;
             self.prr = None;
             if std::mem::take(&mut self.cc_fast_recovery) {

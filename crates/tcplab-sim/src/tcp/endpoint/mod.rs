@@ -158,15 +158,8 @@ pub struct Endpoint {
 
     /// The ns-2 rules in force for this pair of plug-ins (`ns2.rs`).
     ns2: Ns2Active,
-    /// ns-2 Sack1's `pipe_` in packets, during a Sack1 fast recovery.
-    sack1_pipe: Option<i64>,
-    /// Partial ACKs seen in the current recovery (ns-2 NewReno restarts the timer on the
-    /// first only).
-    partial_acks: u32,
-    /// ns-2 Sack1's `timeout_`: duplicate ACKs are ignored from a timeout to the next new ACK.
-    sack1_timeout: bool,
-    /// Packets ns-2's `send_one` may still send beyond the window for the last duplicate ACK.
-    send_one_budget: u32,
+    /// What ns-2's agents keep beyond the RFCs' state.
+    ns2_state: Ns2State,
     // --- send side
     snd_una: u64,
     /// Next new sequence number (one past the highest sent).
@@ -254,14 +247,8 @@ pub struct Endpoint {
     prr: Option<Prr>,
     /// Without SACK: bytes PRR counted as delivered by duplicate ACKs (RFC 6937 section 3).
     prr_dup: u64,
-    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
-    /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited. The last three (and
-    /// the segments' `TxStamp`) are kept only for rate samples (`cc_rate`); C.delivered also for
-    /// the congestion control's events, not on the `plain_ack` path, which has none.
-    rs_delivered: u64,
-    rs_delivered_time: SimTime,
-    rs_first_sent_time: SimTime,
-    rs_app_limited: u64,
+    /// Delivery-rate estimation.
+    rs: RateState,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: SimTime,
     /// The RTO estimator's sample taken from the ACK being processed (`process_ack` sets it
@@ -274,14 +261,10 @@ pub struct Endpoint {
     /// Set when this end gave up (`abort`): why.
     end_reason: Option<String>,
     syn_sent_at: SimTime,
-    /// Cwnd validation (`TcpConfig::cwnd_validation`), Linux's `tcp_cwnd_validate` state: the
-    /// sender was cwnd-limited in the current window, the largest flight of the current window
-    /// (bytes), and the SND.NXT that ends the window.
-    is_cwnd_limited: bool,
     /// End of the last segment shorter than the MSS that was sent (Linux's `snd_sml`).
     snd_sml: u64,
-    max_flight: u64,
-    cwnd_usage_seq: u64,
+    /// Cwnd validation's state.
+    cwnd_use: CwndUse,
 
     // --- receive side
     pub(crate) rcv_nxt: u64,
@@ -295,18 +278,8 @@ pub struct Endpoint {
     unread: f64,
     unread_at: SimTime,
     last_adv_wnd: u64,
-    /// `(RCV.NXT, window field)` of the last ACK sent by a receiver whose window depends on
-    /// RCV.NXT alone (no read rate, no autotuning): an ACK with the same RCV.NXT advertises
-    /// the same field, which `advertise_window` would only compute again (a sender's data
-    /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
-    adv_memo: (u64, u32),
-    /// With a fixed receive buffer (no read rate, no autotuning), settled at the handshake:
-    /// the buffer, the buffer less the silly-window step, and the window field of a full
-    /// buffer. Once RCV.NXT is within the second of the right edge offered, `advertise_window`
-    /// slides the edge to RCV.NXT + buffer and offers the whole buffer: an ACK then sets both
-    /// from these without computing the window (100 MB bulk: 1,690 -> 1,672 instructions per
-    /// data segment).
-    adv_full: Option<(u64, u64, u32)>,
+    /// What a fixed buffer's ACKs advertise, kept so as not to compute it again.
+    adv: AdvMemo,
     delack_count: u32,
     /// ACKs left to send at once in quick-ACK mode (`TcpConfig::quick_acks`), and whether the
     /// mode was entered (on the connection's first data; from the start without quick ACKs).
@@ -318,6 +291,59 @@ pub struct Endpoint {
     pub(crate) delivered: u64,
     /// Time the last in-order payload byte arrived.
     pub(crate) last_delivery: SimTime,
+}
+
+/// What ns-2's agents keep beyond the RFCs' state (with `Ns2Active`, the rules in force).
+#[derive(Default)]
+struct Ns2State {
+    /// ns-2 Sack1's `pipe_` in packets, during a Sack1 fast recovery.
+    sack1_pipe: Option<i64>,
+    /// Partial ACKs seen in the current recovery (ns-2 NewReno restarts the timer on the
+    /// first only).
+    partial_acks: u32,
+    /// ns-2 Sack1's `timeout_`: duplicate ACKs are ignored from a timeout to the next new ACK.
+    sack1_timeout: bool,
+    /// Packets ns-2's `send_one` may still send beyond the window for the last duplicate ACK.
+    send_one_budget: u32,
+}
+
+/// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
+/// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited. The last three (and
+/// the segments' `TxStamp`) are kept only for rate samples (`cc_rate`); C.delivered also for
+/// the congestion control's events, not on the `plain_ack` path, which has none.
+#[derive(Default)]
+struct RateState {
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited: u64,
+}
+
+/// Cwnd validation (`TcpConfig::cwnd_validation`), Linux's `tcp_cwnd_validate` state: the
+/// sender was cwnd-limited in the current window, the largest flight of the current window
+/// (bytes), and the SND.NXT that ends the window.
+#[derive(Default)]
+struct CwndUse {
+    is_cwnd_limited: bool,
+    max_flight: u64,
+    cwnd_usage_seq: u64,
+}
+
+/// What the ACKs of a receiver with a fixed buffer advertise, kept so that `base_packet` need
+/// not compute the window again.
+struct AdvMemo {
+    /// `(RCV.NXT, window field)` of the last ACK sent by a receiver whose window depends on
+    /// RCV.NXT alone (no read rate, no autotuning): an ACK with the same RCV.NXT advertises
+    /// the same field, which `advertise_window` would only compute again (a sender's data
+    /// segments, which all carry the same RCV.NXT). `u64::MAX`: none.
+    memo: (u64, u32),
+    /// With a fixed receive buffer (no read rate, no autotuning), settled at the handshake:
+    /// the buffer, the buffer less the silly-window step, and the window field of a full
+    /// buffer. Once RCV.NXT is within the second of the right edge offered, `advertise_window`
+    /// slides the edge to RCV.NXT + buffer and offers the whole buffer: an ACK then sets both
+    /// from these without computing the window (100 MB bulk: 1,690 -> 1,672 instructions per
+    /// data segment).
+    full: Option<(u64, u64, u32)>,
 }
 
 impl Endpoint {
@@ -450,27 +476,19 @@ impl Endpoint {
             fr_guard: None,
             prr: None,
             prr_dup: 0,
-            rs_delivered: 0,
-            rs_delivered_time: SimTime::ZERO,
-            rs_first_sent_time: SimTime::ZERO,
-            rs_app_limited: 0,
+            rs: RateState::default(),
             next_send_at: SimTime::ZERO,
             ack_rtt: None,
             limited_transmit_room: 0,
             ns2,
-            sack1_pipe: None,
-            partial_acks: 0,
-            sack1_timeout: false,
-            send_one_budget: 0,
+            ns2_state: Ns2State::default(),
             rtt_timing: None,
             retries: 0,
             syn_retransmitted: false,
             end_reason: None,
             syn_sent_at: SimTime::ZERO,
-            is_cwnd_limited: false,
             snd_sml: 0,
-            max_flight: 0,
-            cwnd_usage_seq: 0,
+            cwnd_use: CwndUse::default(),
             rcv_nxt: 0,
             tune,
             rcv_adv: 0,
@@ -481,8 +499,10 @@ impl Endpoint {
             unread: 0.0,
             unread_at: SimTime::ZERO,
             last_adv_wnd: 0,
-            adv_memo: (u64::MAX, 0),
-            adv_full: None,
+            adv: AdvMemo {
+                memo: (u64::MAX, 0),
+                full: None,
+            },
             delack_count: 0,
             quick_acks_left: 0,
             quick_acks_started: cfg.quick_acks == 0,

@@ -51,7 +51,7 @@ impl Endpoint {
     /// `send_pass` of a `plain_acks` sender outside recovery, without PRR.
     #[inline(never)]
     pub(super) fn plain_send_pass(&mut self, ctx: &mut Ctx) {
-        debug_assert!(self.plain_sends && !self.in_recovery && self.sack1_pipe.is_none());
+        debug_assert!(self.plain_sends && !self.in_recovery && self.ns2_state.sack1_pipe.is_none());
         debug_assert!(self.prr.is_none() && !self.rec_timers);
         self.send_loop_as::<true>(ctx);
     }
@@ -93,14 +93,17 @@ impl Endpoint {
             && (all_acked || self.data_end() == self.app_written.saturating_add(1))
             && pipe < cwnd
         {
-            self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+            self.rs.app_limited = (self.rs.delivered + pipe).max(1);
         }
         true
     }
 
     fn send_loop(&mut self, ctx: &mut Ctx) {
         // Tested once per pass: nothing in the loop enters or leaves recovery.
-        if self.plain_sends && !self.in_recovery && self.prr.is_none() && self.sack1_pipe.is_none()
+        if self.plain_sends
+            && !self.in_recovery
+            && self.prr.is_none()
+            && self.ns2_state.sack1_pipe.is_none()
         {
             self.send_loop_as::<true>(ctx)
         } else {
@@ -128,7 +131,7 @@ impl Endpoint {
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
             if self.cc_rate && self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd
             {
-                self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+                self.rs.app_limited = (self.rs.delivered + pipe).max(1);
             }
             return self.end_pass(sent_before, ctx);
         }
@@ -217,7 +220,7 @@ impl Endpoint {
             // Nothing left to send although the window has room: the application limits us
             // (draft-cheng-iccrg-delivery-rate-estimation section 3.4; kept for rate samples).
             if self.cc_rate && end == self.app_written.saturating_add(1) && pipe < cwnd {
-                self.rs_app_limited = (self.rs_delivered + pipe).max(1);
+                self.rs.app_limited = (self.rs.delivered + pipe).max(1);
             }
             break;
         }
@@ -290,7 +293,7 @@ impl Endpoint {
         }
         let edge =
             (self.cfg.ns2.send_one && self.limited_transmit_room > 0).then_some(self.ccs.cwnd);
-        match self.sack1_pipe {
+        match self.ns2_state.sack1_pipe {
             Some(pp) => {
                 let m = self.eff_mss;
                 let (used, spare) = ((pp.max(0) as u64) * m, ((-pp).max(0) as u64) * m);
@@ -303,8 +306,8 @@ impl Endpoint {
     /// ns-2's `send_one` (`Ns2Rules::send_one`): limited transmit sends one packet per
     /// duplicate ACK beyond the window. Whether one more may go now.
     fn take_send_one(&mut self) -> bool {
-        let ok = self.send_one_budget > 0;
-        self.send_one_budget = self.send_one_budget.saturating_sub(1);
+        let ok = self.ns2_state.send_one_budget > 0;
+        self.ns2_state.send_one_budget = self.ns2_state.send_one_budget.saturating_sub(1);
         ok
     }
 
@@ -327,7 +330,7 @@ impl Endpoint {
         if len < self.eff_mss {
             self.snd_sml = end;
         }
-        if let Some(pp) = self.sack1_pipe.as_mut().filter(|_| !PLAIN) {
+        if let Some(pp) = self.ns2_state.sack1_pipe.as_mut().filter(|_| !PLAIN) {
             *pp += 1;
         }
         if self.rtt_timing.is_none() && !self.ts_ok {
@@ -385,7 +388,7 @@ impl Endpoint {
             return;
         };
         self.stats.retransmissions += 1;
-        if let Some(pp) = self.sack1_pipe.as_mut() {
+        if let Some(pp) = self.ns2_state.sack1_pipe.as_mut() {
             *pp += 1;
         }
         // Karn: a retransmission spoils the running measurement.
@@ -492,14 +495,14 @@ impl Endpoint {
             return TxStamp::default();
         }
         if self.sb.rfc6675_pipe() == 0 {
-            self.rs_first_sent_time = now;
-            self.rs_delivered_time = now;
+            self.rs.first_sent_time = now;
+            self.rs.delivered_time = now;
         }
         TxStamp {
-            delivered: self.rs_delivered,
-            delivered_time: self.rs_delivered_time,
-            first_sent_time: self.rs_first_sent_time,
-            app_limited: self.rs_app_limited != 0,
+            delivered: self.rs.delivered,
+            delivered_time: self.rs.delivered_time,
+            first_sent_time: self.rs.first_sent_time,
+            app_limited: self.rs.app_limited != 0,
         }
     }
 
@@ -531,26 +534,27 @@ impl Endpoint {
         let p = ctx.out.last_mut().expect("just pushed");
         if flags & ACK != 0 {
             p.ack = self.rcv_nxt;
-            if flags & SYN == 0 && self.adv_memo.0 == self.rcv_nxt {
+            if flags & SYN == 0 && self.adv.memo.0 == self.rcv_nxt {
                 // `advertise_window` gives the same for the same RCV.NXT (it only moves the
                 // right edge when RCV.NXT moves), and `last_adv_wnd` holds it already.
-                p.wnd = self.adv_memo.1;
+                p.wnd = self.adv.memo.1;
             } else if let Some((buf, _, field)) = self
-                .adv_full
+                .adv
+                .full
                 .filter(|&(_, lag, _)| flags & SYN == 0 && self.rcv_nxt + lag >= self.rcv_adv)
             {
                 // The right edge slides to RCV.NXT + buffer: the whole buffer is offered.
                 self.rcv_adv = self.rcv_nxt + buf;
                 p.wnd = field;
                 self.last_adv_wnd = (field as u64) << self.own_wscale;
-                self.adv_memo = (self.rcv_nxt, field);
+                self.adv.memo = (self.rcv_nxt, field);
             } else {
                 let wnd = self.advertise_window(now);
                 let shift = if flags & SYN != 0 { 0 } else { self.own_wscale };
                 p.wnd = (wnd >> shift).min(65_535) as u32;
                 self.last_adv_wnd = (p.wnd as u64) << shift;
                 let fixed = self.cfg.rcv_read_rate.is_none() && self.tune.is_none();
-                self.adv_memo = if flags & SYN == 0 && fixed {
+                self.adv.memo = if flags & SYN == 0 && fixed {
                     (self.rcv_nxt, p.wnd)
                 } else {
                     (u64::MAX, 0)

@@ -152,10 +152,10 @@ impl Endpoint {
         self.whole_segments();
         self.rto.on_timeout();
         self.in_recovery = false;
-        self.sack1_pipe = None;
+        self.ns2_state.sack1_pipe = None;
         self.cc_fast_recovery = false;
         if self.ns2.sack1 {
-            self.sack1_timeout = true;
+            self.ns2_state.sack1_timeout = true;
         }
         if !self.ns2.tahoe_keeps_dupacks {
             // (ns-2's TcpAgent::timeout keeps dupacks_; Reno's and Sack1's clear it)
