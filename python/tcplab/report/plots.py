@@ -32,9 +32,11 @@ __all__ = [
     "MIN_FONT_PT",
     "STYLE",
     "styled",
+    "palette",
     "new_figure",
     "save_figure",
     "figure_png_bytes",
+    "figure_svg_text",
     "rate_from_cumulative",
     "step_at",
 ]
@@ -110,6 +112,17 @@ def _style_context() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def palette() -> Iterator[None]:
+    """Only the colours of `STYLE`: the palette as the colour cycle, for figures drawn at
+    sizes and type sizes of their own."""
+    import matplotlib
+    from cycler import cycler
+
+    with matplotlib.rc_context({"axes.prop_cycle": cycler(color=PALETTE)}):
+        yield
+
+
 def styled(func: _F | None = None) -> Any:
     """Apply `STYLE` (and the palette as the colour cycle) while a figure is drawn: as
     ``with styled(): ...`` or as a decorator of a function that draws one."""
@@ -171,6 +184,17 @@ def save_figure(
             extra = {"dpi": dpi or png_dpi(fig)} if fmt == "png" else {}
             fig.savefig(path, format=fmt, metadata=meta[fmt], **extra)
     return paths
+
+
+def figure_svg_text(fig: Figure) -> str:
+    """The figure as SVG text (for embedding in HTML), without the XML prolog."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context(_RC):
+        fig.savefig(buf, format="svg", metadata=_SVG_META)
+    text = buf.getvalue()
+    return text[text.find("<svg") :]
 
 
 def figure_png_bytes(fig: Figure, *, dpi: int | None = None) -> bytes:
