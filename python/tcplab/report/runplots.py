@@ -276,10 +276,10 @@ def plot_queues(result: Any) -> Figure:
     interval = nice_interval(t_end, QUEUE_BINS)
     fig, ax = new_figure(figsize=(PAGE_IN, 2.6))
     binned = False
-    for i, (link, q) in enumerate(queues.groupby("link", sort=False)):
-        if int(q["packets"].max()) == 0:
-            continue
+    queued = [(k, q) for k, q in queues.groupby("link", sort=False) if int(q["packets"].max())]
+    for i, (link, q) in enumerate(queued):
         color = PALETTE[i % len(PALETTE)]
+        ls = ("-", "--", ":")[(i // len(PALETTE)) % 3]  # beyond the palette's colours
         label = f"{link}, at most {most[link]}" if str(link) in most else str(link)
         t = q["time_s"].to_numpy(dtype=float)
         n = q["packets"].to_numpy(dtype=float)
@@ -289,11 +289,11 @@ def plot_queues(result: Any) -> Figure:
             edges = np.append(starts, starts[-1] + interval)
             ax.fill_between(edges, np.append(largest, largest[-1]), step="post", color=color,
                             alpha=0.25, lw=0)  # fmt: skip
-            ax.step(edges, np.append(mean, mean[-1]), where="post", lw=1.0, color=color,
+            ax.step(edges, np.append(mean, mean[-1]), where="post", lw=1.0, color=color, ls=ls,
                     label=label)  # fmt: skip
         else:
             ax.step(np.concatenate([[0.0], t]), np.concatenate([[0.0], n]), where="post",
-                    lw=1.0, color=color, label=label)  # fmt: skip
+                    lw=1.0, color=color, ls=ls, label=label)  # fmt: skip
     ax.set_xlabel("time (s)")
     ax.set_ylabel("packets queued")
     ax.set_ylim(bottom=0)
@@ -309,9 +309,10 @@ def plot_queues(result: Any) -> Figure:
 
 
 @styled
-def plot_link_series(result: Any, *, most: int = 8) -> Figure:
+def plot_link_series(result: Any, *, most: int = len(PALETTE)) -> Figure:
     """Per interval, for the `most` link directions that carried the most bytes: throughput,
-    mean queuing delay, and frames lost at the queue and to errors."""
+    mean queuing delay, and frames lost at the queue and to errors (one colour each: at most
+    as many as the palette has)."""
     ls = _table(result.traces, "link_series")
     if ls is None:
         raise _off("output.link_series", 'the link figure needs output.link_series, e.g. "1s"')
@@ -335,7 +336,8 @@ def plot_link_series(result: Any, *, most: int = 8) -> Figure:
         ax.set_ylim(bottom=0)
         ax.grid(True)
     if links:
-        axes[0].legend(loc="upper right")
+        axes[0].legend(ncol=4, loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False,
+                       borderaxespad=0.2)  # fmt: skip
     else:
         axes[0].set_title("no link carried a frame in this run", loc="left")
     return fig
