@@ -70,17 +70,19 @@ def test_figures_mark_every_loss_and_retransmission(overrun: tcplab.Result) -> N
     packets = overrun.traces["packets"]
     sender = packets[(packets["event"] == "send") & (packets["len"] > 0)]
     retx = int((sender["tx_count"] > 1).sum())
-    lost = int(
-        overrun.summary["links"][0]["ab"]["data_frames_dropped_queue"]
-        + overrun.summary["links"][0]["ab"]["data_frames_dropped_error"]
-    )
-    legend = [t.get_text() for t in figs["time_sequence"].axes[0].get_legend().get_texts()]
-    assert f"retransmitted ({retx})" in legend
-    assert f"lost on a link ({lost})" in legend
+    assert retx == overrun.summary["connections"][0]["server"]["retransmissions"]
+    lost = packets[packets["event"].isin(["drop_error", "drop_queue"]) & (packets["len"] > 0)]
+    ts = figs["time_sequence"].axes[0]
+    legend = [t.get_text() for t in ts.get_legend().get_texts()]
+    assert f"retransmission ({retx})" in legend
+    assert "lost on a link" in legend
+    marks = {line.get_label(): len(line.get_xdata()) for line in ts.get_lines()}
+    assert marks["lost on a link"] == len(lost)  # a cross for each data segment lost
+    assert marks[f"retransmission ({retx})"] == retx
     windows = [t.get_text() for t in figs["windows"].axes[0].get_legend().get_texts()]
-    assert f"lost on a link ({lost})" in windows
+    assert "lost on a link" in windows and f"retransmission ({retx})" in windows
     queues = [t.get_text() for t in figs["queues"].axes[0].get_legend().get_texts()]
-    assert "wan:ab" in queues
+    assert "wan:ab, at most 8" in queues
 
 
 def _png_ok(path: Path) -> bool:
@@ -170,3 +172,27 @@ def test_the_link_figure_draws_the_link_series(overrun: tcplab.Result) -> None:
     solid = [ln for ln in drops.get_lines() if ln.get_linestyle() == "-"]
     total = sum(float(np.sum(ln.get_ydata())) for ln in solid)
     assert total == res.summary["links"][0]["ab"]["frames_dropped_queue"] > 0
+
+
+def test_a_long_queue_is_drawn_per_interval_with_its_mean_and_largest() -> None:
+    from tcplab.report.runplots import nice_interval, queue_per_interval
+
+    # 0 until 0.5, 4 until 1.25, 2 until 3.0, then 0: intervals of 1 s up to 4 s.
+    starts, mean, largest = queue_per_interval(
+        np.array([0.5, 1.25, 3.0]), np.array([4.0, 2.0, 0.0]), 4.0, 1.0
+    )
+    assert starts.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert mean.tolist() == pytest.approx([2.0, 0.25 * 4 + 0.75 * 2, 2.0, 0.0])
+    assert largest.tolist() == [4.0, 4.0, 2.0, 0.0]
+    # Random steps against a fine sampling of the same step function.
+    rng = np.random.default_rng(3)
+    t = np.sort(rng.uniform(0, 10, 500))
+    n = rng.integers(0, 20, 500).astype(float)
+    starts, mean, largest = queue_per_interval(t, n, 10.0, 0.5)
+    fine = np.arange(0, 10, 1e-4) + 5e-5
+    vals = np.where(fine < t[0], 0.0, n[np.clip(np.searchsorted(t, fine, "right") - 1, 0, None)])
+    for i, s0 in enumerate(starts):
+        inside = vals[(fine >= s0) & (fine < s0 + 0.5)]
+        assert mean[i] == pytest.approx(inside.mean(), abs=0.02)
+        assert largest[i] == inside.max()
+    assert nice_interval(81.2, 400) == 0.5 and nice_interval(3600, 400) == 10.0

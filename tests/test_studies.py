@@ -149,6 +149,11 @@ def test_a_study_runs_its_grid_and_writes_its_report(tmp_path: Path) -> None:
     for fmt in ("png", "svg"):
         f = tmp_path / "figures" / f"fig_rt.{fmt}"
         assert f.stat().st_size > 1000
+    # The network of the study's scenario, drawn at the top of the report (issue 32).
+    assert '<h2 id="network">Network</h2>\n<figure class="fig"><img alt="network"' in report
+    assert report.index('id="network"') < report.index('id="findings"')
+    assert (tmp_path / "figures" / "network.svg").stat().st_size > 1000
+    assert summary["figures"]["network"] == {"png": "network.png", "svg": "network.svg"}
 
 
 def test_study_run_is_deterministic() -> None:

@@ -122,7 +122,7 @@ def test_one_seed_run_verdicts(one_seed) -> None:
     summary = json.loads((Path(out) / "summary.json").read_text())
     assert summary["tables"][0]["name"] == "table1"
     assert (Path(out) / "figures" / "fig_throughput.svg").exists()
-    assert (Path(out) / "report.html").read_text().count("<img") == 6
+    assert (Path(out) / "report.html").read_text().count("<img") == 6 + 1  # and the network
 
 
 def test_one_seed_is_deterministic(one_seed) -> None:

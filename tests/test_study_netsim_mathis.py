@@ -118,7 +118,8 @@ def test_table_findings_and_report(result) -> None:
     assert summary["extra"]["tcp"] == nm.STUDY.tcp_choice
     figs = {p.name for p in (Path(out) / "figures").glob("*.png")}
     assert figs == {
-        "fig_cwnd_lossless.png", "fig_cwnd_lossy.png", "fig_throughput.png", "fig_summary.png"
+        "fig_cwnd_lossless.png", "fig_cwnd_lossy.png", "fig_throughput.png", "fig_summary.png",
+        "network.png",
     }  # fmt: skip
     html = (Path(out) / "report.html").read_text()
     assert "Figure 1-8" in html and "4.912" in html

@@ -225,7 +225,7 @@ def test_figures_and_report_files(reduced: tuple[StudyResult, Path]) -> None:
     expected = {
         "fig02_cwnd", "fig03_cwnd_80s", "fig04_ack", "fig05_ack_80s", "fig06_throughput",
         "fig07_traffic", "fig08_traffic_80s", "fig10_exchange", "fig_table9_cwnd_growth",
-        "fig_sensitivity",
+        "fig_sensitivity", "network",
     }  # fmt: skip
     assert set(res.figure_files) == expected
     for name in expected:

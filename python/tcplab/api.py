@@ -203,6 +203,24 @@ class Scenario:
         units. The analytic models and `tcplab model --scenario` read their inputs from it."""
         return json.loads(_core.describe(json.dumps(self._data)))
 
+    def draw(self, path: str | os.PathLike[str] | None = None) -> Any:
+        """The network as a diagram (a matplotlib Figure): nodes, links with their rate, delay,
+        queue and error model, the applications, laid out automatically (`tcplab draw`).
+        With `path` (.png, .svg or .pdf), also written there, a PNG and an SVG beside it."""
+        from tcplab.report.netdraw import draw_network
+        from tcplab.report.plots import save_figure
+
+        fig = draw_network(self.to_dict(normalized=True))
+        if path is not None:
+            target = Path(path)
+            fmt = target.suffix.lower().lstrip(".")
+            if fmt not in ("png", "svg", "pdf"):
+                raise _errors._invalid("path", str(path), "the suffix names the format",
+                                       ".png, .svg or .pdf")  # fmt: skip
+            formats = ["png", "svg"] + (["pdf"] if fmt == "pdf" else [])
+            save_figure(fig, target.parent, target.stem, formats=formats)
+        return fig
+
     @property
     def seed(self) -> int:
         """The seed the scenario runs with (run.seed, or the core's default)."""

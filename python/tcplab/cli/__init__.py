@@ -8,6 +8,7 @@
     tcplab results DIR [--sql QUERY] [--csv | --json]
     tcplab plot STORE --x PATH --y COLUMN [--hue PATH] [--logx]
     tcplab plot RUN_DIR [--out DIR]
+    tcplab draw FILE [--out FILE] [--set key=value ...]
     tcplab variants [--json]
     tcplab schema [--json | --markdown]
     tcplab version
@@ -70,6 +71,7 @@ _COMMANDS = {
     "sweep": ".sweep",
     "results": ".sweep",
     "plot": ".sweep",
+    "draw": ".draw",
 }
 #: The groups (`tcplab model ...`), listed after the commands -> the module whose `app` is the
 #: group. Mounted when named: the models pull in numpy, the studies pandas and matplotlib.

@@ -4,7 +4,8 @@ and what the store (or one run's directory) holds.
 tcplab sweep FILE --grid PATH=VALUES [--grid ...] [--zip] --seeds 1..20 --store DIR
              [--jobs N] [--scheduler local:N | tcp://HOST:PORT] [--set PATH=VALUE] [--json]
 tcplab results DIR [--sql "SELECT ..."] [--csv | --json]
-tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--where COND] [--out FILE]
+tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--logy] [--where COND]
+            [--unit U] [--xlabel T] [--ylabel T] [--title T] [--out FILE]
 """
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
@@ -207,12 +208,47 @@ def plot_cmd(
             "--where", help="Store: keep the rows meeting a DuckDB condition.", show_default=False
         ),
     ] = None,
+    unit: Annotated[
+        str | None,
+        typer.Option(
+            "--unit",
+            help="Store: the y axis's unit (Mbit/s, kB/s, ms, s, kB, %, ...; default: a "
+            "readable one chosen from the values).",
+            show_default=False,
+        ),
+    ] = None,
+    xlabel: Annotated[
+        str | None,
+        typer.Option(
+            "--xlabel",
+            help="Store: the x axis's label (default: what the column holds, e.g. "
+            "'wan:ab loss probability'); its unit is added.",
+            show_default=False,
+        ),
+    ] = None,
+    ylabel: Annotated[
+        str | None,
+        typer.Option(
+            "--ylabel",
+            help="Store: the y axis's label (default: e.g. 'ftp throughput'); its unit is added.",
+            show_default=False,
+        ),
+    ] = None,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title",
+            help="Store: the title (default: the seeds behind each point; '' for none).",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
-            help="Store: figure file (.png; an .svg is written beside it), default "
-            "DIR/plots/<y>.png. Run: directory of the figures, default DIR/plots.",
+            help="Store: figure file, .png, .svg or .pdf (a PNG and an SVG are written "
+            "beside it), default DIR/plots/<y>.png. Run: directory of the figures, default "
+            "DIR/plots.",
             show_default=False,
         ),
     ] = None,
@@ -220,7 +256,8 @@ def plot_cmd(
     """Draw a store's mean and 95 % CI over seeds of a column against a grid path, or a run's
     windows, time-sequence diagram and queues."""
     if (directory / "summary.json").is_file():
-        store_only = {"--x": x, "--y": y, "--hue": hue, "--where": where}
+        store_only = {"--x": x, "--y": y, "--hue": hue, "--where": where, "--unit": unit}
+        store_only |= {"--xlabel": xlabel, "--ylabel": ylabel, "--title": title}
         store_only |= {"--logx": logx or None, "--logy": logy or None}
         _plot_run_dir(directory, out, store_only)
         return
@@ -250,10 +287,13 @@ def plot_cmd(
     assert x is not None and y is not None
     target = out if out is not None else directory / "plots" / f"{y}.png"
     try:
-        paths = plot_store(st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target)
+        labels = {"xlabel": xlabel, "ylabel": ylabel, "unit": unit, "title": title}
+        paths = plot_store(
+            st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target, **labels
+        )
     except errors.TcplabError as e:
         raise fail(e) from None
-    typer.echo(f"wrote {paths['png']} and {paths['svg']}", err=True)
+    typer.echo("wrote " + " and ".join(str(p) for p in paths.values()), err=True)
 
 
 def _plot_run_dir(directory: Path, out: Path | None, store_only: dict[str, Any]) -> None:

@@ -2,10 +2,11 @@
 themselves (what they read: a scenario's `to_dict` and `describe`, a result's `summary`,
 `traces` and `warnings`).
 
-A scenario shows its nodes, links (each direction's error model), applications and the TCP
-settings each application's connection resolves to (the profile expanded, as `describe` gives
-them). A result shows the same summary tables as `tcplab run` and, when the run kept a trace,
-a small figure of each data sender's windows (inline PNG).
+A scenario shows its network as a diagram (`netdraw`: nodes, links with rate, delay, queue
+and error model, applications), then its nodes, links (each direction's error model),
+applications and the TCP settings each application's connection resolves to (the profile
+expanded, as `describe` gives them). A result shows the same summary tables as `tcplab run`
+and, when the run kept a trace, a small figure of each data sender's windows (inline PNG).
 """
 
 from __future__ import annotations
@@ -45,16 +46,29 @@ def _wrap(title: str, parts: Iterable[str]) -> str:
     return f'{_STYLE}<div class="tcplab-view"><b>{escape(title)}</b>{"".join(parts)}</div>'
 
 
+def _drawing(d: Any) -> str:
+    """The network diagram as inline SVG (vector: sharp at any zoom), scaled to the cell."""
+    from .netdraw import draw_network
+    from .plots import figure_svg_text
+
+    svg = figure_svg_text(draw_network(d))
+    return (
+        '<h4>Network</h4><div class="tcplab-net" style="max-width:100%;overflow-x:auto">'
+        f"{svg}</div>"
+    )
+
+
 def scenario_html(scenario: Any) -> str:
     """The HTML view of a `tcplab.Scenario`."""
     d = scenario.to_dict(normalized=True)
     run = d.get("run", {})
     parts = [
+        _drawing(d),
         _table(
             "Nodes",
             ["name", "kind"],
             ([n.get("name"), n.get("kind", "host")] for n in d.get("nodes", [])),
-        )
+        ),
     ]
     link_rows = []
     for link in d.get("links", []):

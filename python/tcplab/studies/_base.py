@@ -600,12 +600,19 @@ class StudyResult:
         specs = list(self.study.figures(self))
 
         def fill(outdir: Path) -> None:
+            from tcplab.report.netdraw import draw_network
+            from tcplab.report.plots import palette
+
             with _progress(progress) as bar:
-                task = bar.add_task(f"{self.study.name}: figures", total=len(specs))
+                task = bar.add_task(f"{self.study.name}: figures", total=len(specs) + 1)
                 for spec in specs:
-                    fig = spec.draw()
+                    with palette():  # colour-blind safe colours where a figure sets none
+                        fig = spec.draw()
                     self.figure_files[spec.name] = save_figure(fig, outdir / "figures", spec.name)
                     bar.advance(task)
+                network = draw_network(self.study.scenario().to_dict(normalized=True))
+                self.figure_files[NETWORK] = save_figure(network, outdir / "figures", NETWORK)
+                bar.advance(task)
             runs = self.runs.copy()
             for col in runs.columns:
                 if runs[col].dtype == object:
@@ -636,6 +643,14 @@ class StudyResult:
         )
         rep.p(st.citation, cls="note")
         rep.p(st.description)
+        if NETWORK in self.figure_files:
+            rep.h2("Network", NETWORK)
+            rep.figure(
+                self.figure_files[NETWORK]["png"].read_bytes(),
+                "The study's base scenario (figures/network.svg); each case changes it as its "
+                "table says.",
+                alt="network",
+            )
         if self.findings:
             rep.h2("Findings", "findings")
             rep.findings((f.claim, f.holds, f.detail) for f in self.findings)
@@ -676,6 +691,10 @@ class StudyResult:
             ]
         )
         return rep.write(path)
+
+
+#: The name of the network diagram among a study's figures (figures/network.png and .svg).
+NETWORK = "network"
 
 
 def _seed_text(seeds: list[int]) -> str:

@@ -78,60 +78,32 @@ def plot_store(
     logy: bool = False,
     where: str | None = None,
     out: str | Path,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    unit: str | None = None,
+    title: str | None = None,
+    formats: Sequence[str] = ("png", "svg"),
 ) -> dict[str, Path]:
     """Draw the mean of `y` over seeds against `x` (one line per `hue` value) with its 95 %
-    CI as a band; write `out` as .png and .svg. Any other grid path that varies must be
-    fixed with `where` (a DuckDB condition), so that no line averages different runs."""
-    from tcplab.report.plots import PALETTE, new_figure, save_figure
+    CI as a band (`tcplab.report.sweepfig.plot_means`: axes labelled with what they hold, in
+    readable units; `unit` for y, `xlabel`, `ylabel`, `title` to replace them); write `out`
+    in each of `formats` (its suffix, .png, .svg or .pdf, is one of them). Any other grid path
+    that varies must be fixed with `where` (a DuckDB condition), so that no line averages
+    different runs."""
+    from tcplab.report.plots import save_figure
+    from tcplab.report.sweepfig import check_columns, plot_means
 
     query = "SELECT * FROM runs" + (f" WHERE {where}" if where else "")
     df = st.sql(query)
     if df.empty:
         raise _bad("--where", where, "no rows match", "a condition some rows meet")
-    for name, col in (("--x", x), ("--y", y), ("--hue", hue)):
-        if col is not None and col not in df.columns:
-            raise _bad(name, col, "no such column", ", ".join(sorted(map(str, df.columns))))
-    varying = [
-        p
-        for p in st.grid_paths
-        if p in df.columns and p not in (x, hue) and df[p].nunique(dropna=False) > 1
-    ]
-    if varying:
-        p = varying[0]
-        vals = ", ".join(map(repr, sorted(df[p].dropna().unique().tolist())[:6]))
-        raise _bad(
-            "--where",
-            where,
-            f"grid path {p} varies ({vals}) and is neither --x nor --hue",
-            f'--hue {p}, or --where "\\"{p}\\" = ..." to fix it',
-        )
-    by = [x] + ([hue] if hue else [])
-    summ = summarize(df, by, [y])
-    fig, ax = new_figure(figsize=(7.0, 4.2))
-    groups = summ.groupby(hue, sort=True) if hue else [(None, summ)]
-    for i, (h, d) in enumerate(groups):
-        d = d.sort_values(x)
-        xs = pd.to_numeric(d[x], errors="coerce")
-        if xs.isna().any():  # text on the x axis: categories in order
-            xs = pd.Series(range(len(d)), index=d.index)
-            ax.set_xticks(list(xs), [str(v) for v in d[x]])
-        colour = PALETTE[i % len(PALETTE)]
-        mean, ci = d[y].astype(float), d[f"{y}.ci95"].astype(float).fillna(0.0)
-        ax.plot(xs, mean, marker="o", color=colour, label=None if h is None else f"{hue}={h}")
-        ax.fill_between(xs, mean - ci, mean + ci, color=colour, alpha=0.2, linewidth=0)
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
-    seeds = int(summ["n"].max()) if len(summ) else 0
-    ax.set_title(f"mean and 95 % CI over {seeds} seeds", fontsize=10)
-    if hue:
-        ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    check_columns(df, x=x, y=y, hue=hue, grid_paths=st.grid_paths, where=where, store=str(st.path))
     target = Path(out)
-    name = target.name[: -len(target.suffix)] if target.suffix in (".png", ".svg") else target.name
+    suffix = target.suffix.lower().lstrip(".")
+    name = target.name[: -len(target.suffix)] if suffix in ("png", "svg", "pdf") else target.name
     if not name:
         raise _bad("--out", str(out), "no file name", "a path such as plots/p.png")
-    return save_figure(fig, target.parent, name)
+    fig = plot_means(df, x=x, y=y, hue=hue, logx=logx, logy=logy, xlabel=xlabel,
+                     ylabel=ylabel, unit=unit, title=title)  # fmt: skip
+    wanted = [*formats, *([suffix] if suffix == "pdf" and suffix not in formats else [])]
+    return save_figure(fig, target.parent, name, formats=wanted)
