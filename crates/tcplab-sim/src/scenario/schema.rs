@@ -84,7 +84,7 @@ const HEAD: &[Field] = &[
 ];
 
 /// The fields after `[tcp]` and `[tcp.ns2]`, whose rows come from `TcpConfig`'s walk
-/// (`tcp/config_fields.rs`).
+/// (`tcp/config.rs`).
 const TAIL: &[Field] = &[
     // -- [[nodes]]
     f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
@@ -204,7 +204,7 @@ const TAIL: &[Field] = &[
 ];
 
 /// Every field, in the order the docs list them: [`HEAD`], the `[tcp]` and `[tcp.ns2]` fields
-/// as `TcpConfig`'s walk declares them (`tcp/config_fields.rs`), then [`TAIL`]. Built once.
+/// as `TcpConfig`'s walk declares them (`tcp/config.rs`), then [`TAIL`]. Built once.
 pub fn fields() -> &'static [Field] {
     static ALL: std::sync::OnceLock<Vec<Field>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {

@@ -1,6 +1,6 @@
 //! The `[tcp]` section (and each application's `[apps.tcp]`): a stack profile's values
 //! (`tcp/profile.rs`), then every field given over them as `TcpConfig`'s walk declares it
-//! (`tcp/config_fields.rs`), checked across fields and against the congestion control and loss
+//! (`tcp/config.rs`), checked across fields and against the congestion control and loss
 //! recovery chosen.
 
 use serde_json::{Map, Value};
@@ -65,7 +65,7 @@ pub(super) fn merged_tcp(base: Option<&Value>, over: Option<&Value>) -> Map<Stri
 }
 
 /// The TCP settings of a `[tcp]` table (merged with an application's own): the profile's
-/// values, the fields the table gives over them (`TcpConfig`'s walk, `tcp/config_fields.rs`),
+/// values, the fields the table gives over them (`TcpConfig`'s walk, `tcp/config.rs`),
 /// the defaults that follow another field, the checks across fields, and the plug-ins with their
 /// parameters.
 pub(super) fn tcp_config(m: &Map<String, Value>, path: &str) -> SimResult<(String, TcpConfig)> {

@@ -24,7 +24,6 @@
 pub mod autotune;
 pub mod cc;
 mod config;
-mod config_fields;
 mod endpoint;
 pub mod ns2;
 pub mod params;
