@@ -25,6 +25,8 @@ The mapping (`TestbedPlan.approximations` lists, per scenario, what it could not
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -190,6 +192,46 @@ def _sim_stream(hops: list[LinkDirection], notes: list[str], side: str) -> str |
 
 def _have_sysctl(name: str) -> bool:
     return (SYSCTL_DIR / name.replace(".", "/")).exists()
+
+
+# The [tcp] settings the planner applies as kernel settings or explains one by one above; every
+# other one (a rule of the simulator's profiles) is compared with the linux profile's value, so
+# that a new profile rule is noted without a line here.
+_PLANNED = frozenset(
+    "profile congestion_control loss_recovery cc_params lr_params sack timestamps window_scaling "
+    "dupthresh max_retries prr rto_initial_s rto_min_s rto_max_s clock_granularity_s "
+    "delayed_ack delack_max_s delack_segments ca_rule limited_transmit cwnd_validation "
+    "ssthresh_from ssthresh_every_timeout rto_restart syn_loss rto_keeps_recovery_ssthresh ns2 "
+    "recover_guard_all quick_acks nagle nagle_minshall cwnd_packets initial_ssthresh "
+    "initial_cwnd rcv_buf rcv_buf_max snd_buf rcv_read_rate_Bps mss".split()
+)
+
+
+@functools.cache
+def _linux_rules() -> dict[str, Any]:
+    """The linux profile's resolved [tcp] settings: what the kernel does, as the simulator
+    models it (`tcp/profile.rs`)."""
+    from tcplab.api import Scenario
+
+    two_hosts = {
+        "tcp": {"profile": "linux"},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"name": "l", "a": "a", "b": "b", "rate": "1Mbps"}],
+        "apps": [{"name": "x", "kind": "bulk", "client": "a", "server": "b", "size": "1kB"}],
+    }
+    return Scenario.from_dict(two_hosts).describe()["apps"][0]["tcp"]
+
+
+def _other_rules(tcp: Mapping[str, Any], notes: list[str]) -> None:
+    """A note for each rule the scenario sets otherwise than the kernel behaves."""
+    linux = _linux_rules()
+    for key in sorted(set(tcp) - _PLANNED):
+        if key in linux and tcp[key] != linux[key]:
+            shown = json.dumps(tcp[key])
+            notes.append(
+                f"tcp.{key.removesuffix('_s')} = {shown}: not applied; Linux behaves as the "
+                f"linux profile's {json.dumps(linux[key])} (tcplab schema describes the rule)"
+            )
 
 
 def _tcp_stack(
@@ -435,6 +477,7 @@ def _tcp_stack(
             f"{t}.nagle = {str(tcp['nagle']).lower()}: the testbed's {profile!r} profile has "
             f"Nagle {'off' if nodelay else 'on'} (it only matters for the last partial segment)"
         )
+    _other_rules(tcp, notes)
     return {
         "profile": profile,
         "sysctls": sysctls,
