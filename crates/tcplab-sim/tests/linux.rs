@@ -145,10 +145,14 @@ fn minshall_sends_the_short_tail_at_once_where_rfc_nagle_waits_a_round_trip() {
         let out = linux_download(tcp, 20 * SEG + 100, "");
         num(&out.summary, "apps.0.response_time_s")
     };
-    let minshall = time("");
-    let rfc = time("nagle_minshall = false");
+    // The server closes right after its write: with the linux profile's `fin_with_data` the
+    // FIN rides on the short tail, and Linux never holds a FIN back (tcp_nagle_test), so
+    // Nagle's variants differ only without it.
+    let minshall = time("fin_with_data = false");
+    let rfc = time("fin_with_data = false\nnagle_minshall = false");
     assert!(rfc - minshall > 0.040, "{rfc} vs {minshall}");
-    assert_eq!(time("nagle = false"), minshall);
+    assert_eq!(time("fin_with_data = false\nnagle = false"), minshall);
+    assert_eq!(time("nagle_minshall = false"), time("nagle = false"));
 }
 
 #[test]
@@ -305,4 +309,54 @@ fn cubic_counts_whole_packets_unless_told_otherwise() {
     assert!(run("cc_params = { packets = false }") > 10);
     // Windows in bytes take CUBIC's real arithmetic with them.
     assert!(run("cwnd_packets = false") > 10);
+}
+
+/// The server's segments that carry a FIN, and its data segments, of a 100 kB download over
+/// the linux profile (`tcp` lines added), with the list error model `data`.
+fn fin_segments(tcp: &str, data: &str) -> (Vec<Pkt>, Vec<Pkt>) {
+    let out = run_toml(&one_link(
+        "60s",
+        &format!("profile = \"linux\"\n{tcp}"),
+        "rate = \"10Mbps\"\ndelay = \"10ms\"",
+        data,
+        "100kB",
+        "packets = true",
+    ));
+    assert_eq!(num(&out.summary, "apps.0.bytes_received"), 100_000.0);
+    let sent: Vec<Pkt> = packets(&out)
+        .into_iter()
+        .filter(|p| p.event == "send" && p.from_end == 1)
+        .collect();
+    let fins = sent.iter().filter(|p| p.flags & 0x01 != 0).cloned().collect();
+    let data = sent.into_iter().filter(|p| p.len > 0).collect();
+    (fins, data)
+}
+
+#[test]
+fn the_fin_rides_on_the_last_data_segment_in_linux_and_stands_alone_without_the_rule() {
+    // 100 kB is 70 segments of 1448 bytes: the server closes after its write while most of
+    // them wait for the window, so Linux's FIN marks the last one (tcp_send_fin).
+    let (fins, data) = fin_segments("", NONE);
+    assert_eq!(fins.len(), 1, "{fins:?}");
+    let last = data.iter().max_by_key(|p| p.seq).unwrap();
+    assert_eq!((fins[0].seq, fins[0].len), (last.seq, 100_000 - (last.seq - 1)));
+    assert_eq!(fins[0].len, 100_000 % SEG);
+    // Without the rule: the same data, then a FIN of its own one past it.
+    let (fins, data) = fin_segments("fin_with_data = false", NONE);
+    assert_eq!(fins.len(), 1, "{fins:?}");
+    assert_eq!((fins[0].seq, fins[0].len), (100_001, 0));
+    assert!(data.iter().all(|p| p.flags & 0x01 == 0));
+}
+
+#[test]
+fn a_lost_last_segment_is_resent_with_its_fin() {
+    // The tail (88 bytes and the FIN, seq 99,913) is dropped once: its retransmission
+    // carries both.
+    let tail = 1 + 69 * SEG;
+    let drop = format!("{{ model = \"list\", segments = [{{ seq = {tail}, tx = 1 }}] }}");
+    let (fins, _) = fin_segments("", &drop);
+    let txs: Vec<(u64, u64, u64)> = fins.iter().map(|p| (p.seq, p.len, p.tx)).collect();
+    assert_eq!(txs.len(), 2, "{txs:?}");
+    assert!(txs.iter().all(|&(s, l, _)| s == tail && l == 100_000 % SEG));
+    assert_eq!((txs[0].2, txs[1].2), (1, 2));
 }

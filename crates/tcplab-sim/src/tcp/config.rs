@@ -141,6 +141,11 @@ pub struct TcpConfig {
     /// ACK has passed `high_seq`). Off: the timeout computes it again (RFC 5681 section 3.1
     /// from FlightSize; ns-2 from min(cwnd, window_), which halves the already halved cwnd).
     pub rto_keeps_recovery_ssthresh: bool,
+    /// The FIN rides on the last data segment when the application closed before that segment
+    /// left (Linux's `tcp_send_fin` marks the unsent tail of the write queue, and
+    /// `tcp_nagle_test` never holds a FIN back). Off: the FIN is a segment of its own after the
+    /// data (RFC 9293 allows either; ns-2's agents and Riverbed send it alone).
+    pub fin_with_data: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -358,6 +363,9 @@ impl Fields for TcpConfig {
         )
         .doc("A timeout during recovery keeps the ssthresh recovery set (Linux).")
         .example("true");
+        v.flag("fin_with_data", &mut self.fin_with_data)
+            .doc("The FIN rides on the last data segment when the application closed before it left (Linux); off: a FIN segment of its own.")
+            .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")
             .doc("ns-2.35's own TCP rules, each switchable (all on in the ns2 profile, off elsewhere).")

@@ -209,6 +209,8 @@ fn rfc() -> TcpConfig {
         // RFC 5681 section 3.1.
         syn_loss: SynLoss::One,
         rto_keeps_recovery_ssthresh: false,
+        // RFC 9293 3.6 allows a FIN on a data segment; the reference senders here send it alone.
+        fin_with_data: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -329,6 +331,8 @@ fn linux() -> TcpConfig {
         syn_loss: SynLoss::OneAfterTwo,
         // tcp_enter_loss (net/ipv4/tcp_input.c): ssthresh only outside Recovery.
         rto_keeps_recovery_ssthresh: true,
+        // tcp_send_fin (net/ipv4/tcp_output.c): FIN on the unsent tail of the write queue.
+        fin_with_data: true,
         ..rfc()
     }
 }

@@ -193,7 +193,14 @@ impl Endpoint {
                     }
                     len = room;
                 }
-                if self.cfg.nagle && len < self.eff_mss && self.flight() > 0 && self.nagle_holds() {
+                // The last data with the FIN on it is not held back (Linux's tcp_nagle_test).
+                let with_fin = len == avail && self.fin_rides(end);
+                if self.cfg.nagle
+                    && len < self.eff_mss
+                    && self.flight() > 0
+                    && self.nagle_holds()
+                    && !with_fin
+                {
                     break;
                 }
                 if pipe + len > cwnd || (!PLAIN && self.paced(ctx)) {
@@ -202,7 +209,11 @@ impl Endpoint {
                 if send_one_edge.is_some_and(|e| pipe + len > e) && !self.take_send_one() {
                     break;
                 }
-                self.send_new_as::<PLAIN>(len, false, ctx);
+                if with_fin {
+                    self.send_fin(len, ctx);
+                } else {
+                    self.send_new_as::<PLAIN>(len, false, ctx);
+                }
                 continue;
             }
             if self.app_closed
@@ -211,7 +222,7 @@ impl Endpoint {
                 && self.snd_max == end
                 && end == 1 + self.app_written
             {
-                self.send_fin(ctx);
+                self.send_fin(0, ctx);
                 continue;
             }
             if !PLAIN && self.next_seg(pipe, cwnd, ctx) {
@@ -347,15 +358,40 @@ impl Endpoint {
         }
     }
 
-    /// Send the FIN (a segment of its own, after the last data) and move to FIN-WAIT-1 or
-    /// LAST-ACK.
-    fn send_fin(&mut self, ctx: &mut Ctx) {
+    /// Whether the FIN rides on the data segment ending at `end`: the profile's
+    /// `fin_with_data`, the application closed, and `end` is the end of all it wrote.
+    #[inline]
+    fn fin_rides(&self, end: u64) -> bool {
+        self.cfg.fin_with_data
+            && self.app_closed
+            && self.app_total.is_some()
+            && end == 1 + self.app_written
+    }
+
+    /// Send the FIN and move to FIN-WAIT-1 or LAST-ACK: a segment of its own after the last
+    /// data (`data` = 0), or on the last `data` bytes (`fin_with_data`: Linux's tcp_send_fin
+    /// sets FIN on the write queue's tail while it is unsent).
+    #[cold]
+    fn send_fin(&mut self, data: u64, ctx: &mut Ctx) {
         let start = self.snd_max;
+        let end = start + data + 1;
         let tx = self.tx_stamp(ctx.now);
-        self.sb.push(Seg::new(start, start + 1, true, ctx.now, tx));
-        self.snd_max = start + 1;
+        self.sb.push(Seg::new(start, end, true, ctx.now, tx));
+        self.snd_max = end;
         self.fin_sent = true;
-        self.send_segment(start, start + 1, true, 1, ctx);
+        if data > 0 {
+            // What `send_new` does for a data segment.
+            if data < self.eff_mss {
+                self.snd_sml = end;
+            }
+            if let Some(pp) = self.ns2_state.sack1_pipe.as_mut() {
+                *pp += 1;
+            }
+            if self.rtt_timing.is_none() && !self.ts_ok {
+                self.rtt_timing = Some((end, ctx.now));
+            }
+        }
+        self.send_segment(start, end, true, 1, ctx);
         match self.state {
             State::Established => self.set_state(State::FinWait1, ctx),
             State::CloseWait => self.set_state(State::LastAck, ctx),
