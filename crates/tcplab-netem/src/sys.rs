@@ -334,10 +334,10 @@ impl Timer {
                 libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
             )
         })?;
-        // SAFETY: fresh descriptor we own.
-        Ok(Timer {
-            fd: unsafe { OwnedFd::from_raw_fd(raw) },
-        })
+        // SAFETY: `raw` is the fresh descriptor timerfd_create just returned (cvt checked it),
+        // owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        Ok(Timer { fd })
     }
 
     pub fn fd(&self) -> RawFd {

@@ -327,7 +327,11 @@ fn fin_segments(tcp: &str, data: &str) -> (Vec<Pkt>, Vec<Pkt>) {
         .into_iter()
         .filter(|p| p.event == "send" && p.from_end == 1)
         .collect();
-    let fins = sent.iter().filter(|p| p.flags & 0x01 != 0).cloned().collect();
+    let fins = sent
+        .iter()
+        .filter(|p| p.flags & 0x01 != 0)
+        .cloned()
+        .collect();
     let data = sent.into_iter().filter(|p| p.len > 0).collect();
     (fins, data)
 }
@@ -339,7 +343,10 @@ fn the_fin_rides_on_the_last_data_segment_in_linux_and_stands_alone_without_the_
     let (fins, data) = fin_segments("", NONE);
     assert_eq!(fins.len(), 1, "{fins:?}");
     let last = data.iter().max_by_key(|p| p.seq).unwrap();
-    assert_eq!((fins[0].seq, fins[0].len), (last.seq, 100_000 - (last.seq - 1)));
+    assert_eq!(
+        (fins[0].seq, fins[0].len),
+        (last.seq, 100_000 - (last.seq - 1))
+    );
     assert_eq!(fins[0].len, 100_000 % SEG);
     // Without the rule: the same data, then a FIN of its own one past it.
     let (fins, data) = fin_segments("fin_with_data = false", NONE);

@@ -3,7 +3,7 @@
 //! place rather than compared with the capacity and wrapped. A new item can be written straight
 //! into its slot (`push_slot`), after the ring has grown if it had to. (That mattered when the
 //! frames in flight were whole packets: `VecDeque::push_back` built one on the stack and copied
-//! it again. Since the packets live in the pool (`crate::engine::pool`), an entry is 16 bytes.)
+//! it again. Since the packets live in the pool (`crate::net::pool`), an entry is 16 bytes.)
 
 #[derive(Clone, Debug)]
 pub struct Ring<T> {

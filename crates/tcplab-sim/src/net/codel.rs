@@ -25,8 +25,8 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::pool::FrameId;
 use crate::engine::time::{Dur, SimTime};
+use crate::net::pool::FrameId;
 
 /// CoDel's parameters (RFC 8289 section 4.3 and 4.4: 5 ms and 100 ms).
 #[derive(Clone, Debug, PartialEq)]

@@ -12,13 +12,13 @@
 //! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
 //! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
 
-use crate::engine::pool::{FrameId, PacketPool};
 use crate::engine::ring::Ring;
 use crate::engine::time::{serialization, Dur, SimTime, NS_PER_SEC};
 use crate::net::aqm::{Red, RedDrop};
 use crate::net::codel::{CoDelQueue, Pending};
 use crate::net::loss::{ErrorModel, FrameInfo};
 use crate::net::packet::Packet;
+use crate::net::pool::{FrameId, PacketPool};
 use crate::output::series::LinkSeries;
 
 /// Link-layer framing: bytes added on the wire, and bytes exposed to bit errors.

@@ -16,6 +16,7 @@ pub(crate) mod fields;
 pub mod links;
 pub mod nodes;
 pub mod output;
+pub mod routes;
 pub mod run;
 pub mod schema;
 pub mod tcp;
