@@ -96,7 +96,7 @@ def figure_specs(res: StudyResult, variants: Sequence[Variant]) -> Iterator[Figu
         yield FigureSpec(
             "fig_sensitivity",
             "Response time per pdrop for each TCP variant (mean over seeds) against the "
-            "paper's Riverbed (offset removed) and testbed results",
+            "paper's Riverbed (less 10 s) and testbed results",
             lambda: _fig_sensitivity(res, variants),
             "Tables 4 and 8",
         )
@@ -173,7 +173,7 @@ def _fig_throughput(res: StudyResult) -> Figure:
         "^",
         color="#E69F00",
         ms=8,
-        label="Riverbed, 10 s offset removed",
+        label="Riverbed, less 10 s",
     )
     paper_points(
         ax,
