@@ -284,6 +284,11 @@ def test_checks_and_findings(reduced: tuple[StudyResult, Path]) -> None:
     gap = next(f for f in res.findings if f.claim.startswith("What the testbed did"))
     assert gap.kind == "hypothesis" and "RTTs back to 6 segments: paper 24" in gap.evidence
     assert res.extra["regrowth_rtts"]["linux"] < 8  # Linux's reno: a segment per RTT
+    # the trace behind it: from the end of a fast recovery the linux model is back at six
+    # segments long before the paper's testbed (three segments for 15 RTTs)
+    curve = res.extra["regrowth_curves"]["linux"]
+    assert len(curve) == len(s22.traced.PAPER_REGROWTH_SEGMENTS) == 27
+    assert max(curve[:15]) >= 5.5 and s22.traced.PAPER_REGROWTH_SEGMENTS[:15] == (3,) * 15
     offset = next(f for f in res.findings if "not a start offset" in f.claim)
     assert "did not change" in offset.detail and offset.holds is None
 
@@ -293,7 +298,7 @@ def test_figures_and_report_files(reduced: tuple[StudyResult, Path]) -> None:
     expected = {
         "fig02_cwnd", "fig03_cwnd_80s", "fig04_ack", "fig05_ack_80s", "fig06_throughput",
         "fig07_traffic", "fig08_traffic_80s", "fig10_exchange", "fig_table9_cwnd_growth",
-        "fig_sensitivity",
+        "fig_sensitivity", "fig_regrowth",
     }  # fmt: skip
     assert set(res.figure_files) == expected
     for name in expected:

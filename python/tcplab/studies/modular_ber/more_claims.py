@@ -53,7 +53,7 @@ def claim_best_low_ber(cells: pd.DataFrame, rtts: Sequence[int]) -> Finding:
         best = pair_name(b["cc"], b["lr"])
         if short > worst[0]:
             worst = (short, exp_text(e), best)
-        lines.append(f"{exp_text(e)} {short:.1%}" + ("" if short <= TIE else f" ({best})"))
+        lines.append(f"{exp_text(e)} {short:.2%}" + ("" if short <= TIE else f" ({best})"))
     ok = hits == pts
     detail = (
         "TCP NewReno's shortfall from the best pair at each BER up to 1e-6, 50 ms: "
@@ -69,7 +69,7 @@ def claim_best_low_ber(cells: pd.DataFrame, rtts: Sequence[int]) -> Finding:
         )
     return Finding(
         claim, ok, detail, "claim", QUOTES["f"],
-        f"best (within 1 %) at {hits} of {pts} BERs; largest shortfall {worst[0]:.1%}"
+        f"best (within 1 %) at {hits} of {pts} BERs; largest shortfall {worst[0]:.2%}"
         + (f" at {worst[1]} ({worst[2]} best)" if worst[1] else ""),
     )  # fmt: skip
 

@@ -43,7 +43,7 @@ from .testbed import (
     testbed_plans,
     testbed_table,
 )
-from .traced import ca_growth_sim, loss_window, main_key, regrowth
+from .traced import ca_growth_sim, loss_window, main_key, regrowth, regrowth_curves
 
 if TYPE_CHECKING:
     from tcplab import Result, Scenario
@@ -260,6 +260,7 @@ class Sarkar2022(Study):
         res.checks.extend(checks(self.scenario(), st, sim))
         growth = regrowth(res.traced)
         res.extra["regrowth_rtts"] = growth
+        res.extra["regrowth_curves"] = regrowth_curves(res.traced)
         res.findings.extend(
             findings(res.group("main"), st, window, self.variants, growth, self.direction)
         )
