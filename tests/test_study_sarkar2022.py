@@ -371,3 +371,29 @@ def test_cli_runs_the_study_and_prints_the_table(tmp_path: Path) -> None:
     assert "tests: Table 4, pdrop 10 %" in out and "evidence: both directions" in out
     assert f"report: {tmp_path / 'report.html'}" in res.stdout.replace("\n", "")
     assert (tmp_path / "report.html").stat().st_size > 10_000
+
+
+def test_a_failed_testbed_run_is_kept_and_reported(monkeypatch) -> None:
+    # An endpoint killed from outside fails one run; the study keeps the others and says so.
+    from tcplab.testbed import result as tb_result
+    from tcplab.testbed.errors import TestbedRunError
+
+    def fake(sc, plan):
+        if plan.config.error_s2c.get("p") == 0.1 and plan.config.sysctls["net.ipv4.tcp_sack"]:
+            raise TestbedRunError("the server endpoint failed (exit -15)")
+        r = tcplab.run(sc.with_overrides({"output.events": True}))
+        r.summary.update(source="testbed", max_rcv_window_seen=8760, kernel_settings={})
+        return r
+
+    monkeypatch.setattr(tb_result, "run_plan", fake)
+    monkeypatch.setattr("tcplab.testbed.check_available", lambda *a: None)
+    st = s22.Sarkar2022(variants=s22.VARIANTS[:1], droprate=False)
+    res = st.run(seeds=1, options={"testbed": True})
+    tb = res.group("testbed")
+    assert len(tb) == 10 and int(tb["testbed_failed"].fillna(False).sum()) == 1
+    failed = next(f for f in res.findings if "failed" in f.claim)
+    assert (
+        failed.kind == "note" and "linux at 10 %" in failed.detail and "exit -15" in failed.detail
+    )
+    clamp = next(f for f in res.findings if f.claim.startswith("The window clamp held"))
+    assert clamp.holds is True  # judged on the runs that completed

@@ -641,7 +641,7 @@ class StudyResult:
             rep.p(
                 "Each verdict says what it is worth. Only the paper's claims are the headline; "
                 "the others are our own hypotheses, sanity invariants, arithmetic on the paper's "
-                "numbers, or true by construction. " + headline(self.findings) + "."
+                "numbers, or true by construction. " + _sentence(headline(self.findings))
             )
             for kind, counts in verdict_counts(self.findings).items():
                 mine = [f for f in self.findings if f.kind == kind]
@@ -685,6 +685,10 @@ class StudyResult:
             ]
         )
         return rep.write(path)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
 
 
 def _seed_text(seeds: list[int]) -> str:

@@ -67,7 +67,7 @@ def run_testbed(
     and kept as a capped row."""
     from tcplab.testbed import plan as tb_plan
     from tcplab.testbed import result as tb_result
-    from tcplab.testbed.errors import TestbedTimeout
+    from tcplab.testbed.errors import TestbedRunError, TestbedTimeout
 
     seeds = seed_list(int(res.options["testbed_seeds"]))
     budget = float(res.options["testbed_budget_s"])
@@ -98,6 +98,17 @@ def run_testbed(
                     "response_time_s": math.nan, "testbed_error": str(e),
                 }  # fmt: skip
                 capped = True
+            except TestbedRunError as e:
+                # A run that failed (an endpoint killed from outside, say) is kept as a failed
+                # row, so the other runs of a long real-time study are not lost with it.
+                row = {
+                    "study": name, "case": case.key, "group": "testbed",
+                    "variant": mode, "seed": seed, "pdrop": p,
+                    "overrides": _json_overrides(ov), "completed": False,
+                    "response_time_s": math.nan, "testbed_error": str(e),
+                    "testbed_failed": True,
+                }  # fmt: skip
+                capped = False
             else:
                 row = row_of(case, seed, r)
                 capped = False
@@ -214,7 +225,7 @@ def testbed_findings(res: StudyResult, st: Stats) -> list[Finding]:
             )
         )
     if "max_rcv_window_seen" in tb:
-        done = tb[~tb["testbed_capped"].astype(bool)]
+        done = tb[~tb["testbed_capped"].astype(bool) & tb["completed"].astype(bool)]
         seen = done["max_rcv_window_seen"]
         ok = bool(len(seen)) and bool((seen == TESTBED_WINDOW).all())
         out.append(
@@ -264,6 +275,21 @@ def testbed_findings(res: StudyResult, st: Stats) -> list[Finding]:
                 "note",
             )
         )
+    if "testbed_failed" in tb:
+        failed = tb[tb["testbed_failed"].fillna(False).astype(bool)]
+        if len(failed):
+            out.append(
+                Finding(
+                    f"{len(failed)} testbed run(s) failed and have no response time",
+                    None,
+                    "; ".join(
+                        f"{r.variant} at {pct(r.pdrop)}: {r.testbed_error}"
+                        for r in failed.itertuples()
+                    )  # fmt: skip
+                    + ". Their cells show '-'; run again to measure them.",
+                    "note",
+                )
+            )
     capped = tb[tb["testbed_capped"].astype(bool)]
     if len(capped):
         budget = float(res.options.get("testbed_budget_s", math.nan))
