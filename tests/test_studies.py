@@ -19,7 +19,18 @@ from tcplab.report.html import HtmlReport, fmt_number
 from tcplab.report.plots import new_figure, rate_from_cumulative, step_at
 from tcplab.report.stats import mean_ci, t_quantile_975
 from tcplab.report.timeseq import ACK, FIN, SYN, classify_exchange
-from tcplab.studies import Case, Check, FigureSpec, Finding, Study, StudyResult, TableOut
+from tcplab.studies import (
+    KINDS,
+    Case,
+    Check,
+    FigureSpec,
+    Finding,
+    Study,
+    StudyResult,
+    TableOut,
+    headline,
+    verdict_counts,
+)
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -101,7 +112,17 @@ class _Toy(Study):
         data = pd.DataFrame({"p": g.index, "rt": g.to_numpy()})
         res.tables.append(TableOut("main", "Response time <by p>", data, data, "a note"))
         res.checks.append(Check("answer", "1", "6 x 7", 42.0, 42.0, None, "", ""))
-        res.findings.append(Finding("loss slows the download", bool(g[0.05] > g[0.0]), "x"))
+        res.findings.append(
+            Finding(
+                "loss slows the download",
+                bool(g[0.05] > g[0.0]),
+                "x",
+                "claim",
+                "Table 4 <rt>",
+                f"{g[0.05]:.1f} s against {g[0.0]:.1f} s",
+            )
+        )
+        res.findings.append(Finding("a setting", None, "y", "note"))
 
     def figures(self, res: StudyResult):
         def draw():
@@ -146,6 +167,16 @@ def test_a_study_runs_its_grid_and_writes_its_report(tmp_path: Path) -> None:
     assert summary["seeds"] == [1, 2]
     assert summary["tables"][0]["rows"][0]["p"] == 0.0
     assert summary["findings"][0]["holds"] is True
+    # every verdict carries its kind, what it tests and its evidence; only claims head it
+    f0 = summary["findings"][0]
+    assert (f0["kind"], f0["verdict"], f0["tests"]) == ("claim", "yes", "Table 4 <rt>")
+    assert f0["evidence"].endswith(" s")
+    assert summary["verdicts"]["counts"] == {
+        "claim": {"yes": 1, "no": 0, "info": 0},
+        "note": {"yes": 0, "no": 0, "info": 1},
+    }
+    assert summary["verdicts"]["headline"].startswith("claims of the paper: 1 yes, 0 no")
+    assert "Table 4 &lt;rt&gt;" in report and "evidence" in report
     for fmt in ("png", "svg"):
         f = tmp_path / "figures" / f"fig_rt.{fmt}"
         assert f.stat().st_size > 1000
@@ -154,6 +185,34 @@ def test_a_study_runs_its_grid_and_writes_its_report(tmp_path: Path) -> None:
     assert report.index('id="network"') < report.index('id="findings"')
     assert (tmp_path / "figures" / "network.svg").stat().st_size > 1000
     assert summary["figures"]["network"] == {"png": "network.png", "svg": "network.svg"}
+
+
+def test_a_verdict_says_what_it_is_worth() -> None:
+    # a claim of the paper names what it tests; a note has no verdict; a verdict has evidence
+    with pytest.raises(ValueError, match="does not name"):
+        Finding("t", True, "d", "claim", evidence="e")
+    with pytest.raises(ValueError, match="has a verdict"):
+        Finding("t", False, "d", "note")
+    with pytest.raises(ValueError, match="no one-line evidence"):
+        Finding("t", True, "d", "invariant")
+    with pytest.raises(ValueError, match="kind 'guess'"):
+        Finding("t", True, "d", "guess", evidence="e")
+    ok = [
+        Finding("a", True, "d", "claim", "Table 1", "e"),
+        Finding("b", False, "d", "claim", "Table 2", "e"),
+        Finding("c", None, "not judged", "claim", "Table 3"),
+        Finding("d", True, "d", "arithmetic", evidence="e"),
+        Finding("e", None, "d", "note"),
+    ]
+    assert [f.verdict for f in ok] == ["yes", "no", "info", "yes", "info"]
+    counts = verdict_counts(ok)
+    assert list(counts) == ["claim", "arithmetic", "note"]  # in KINDS' order
+    assert list(KINDS)[0] == "claim"
+    assert counts["claim"] == {"yes": 1, "no": 1, "info": 1}
+    assert headline(ok) == (
+        "claims of the paper: 1 yes, 1 no, 1 not judged; arithmetic on the paper's own "
+        "numbers: 1 yes, 0 no; notes without a verdict: 1"
+    )
 
 
 def test_study_run_is_deterministic() -> None:

@@ -130,3 +130,30 @@ def test_one_seed_is_deterministic(one_seed) -> None:
     again = kw.STUDY.run(seeds=1)
     cols = [c for c in res.runs.columns if c.startswith(("tput_", "qd", "app_bytes"))]
     pd.testing.assert_frame_equal(res.runs[cols], again.runs[cols])
+
+
+def test_verdict_kinds_and_a_table_number_flips_a_claim(one_seed, monkeypatch) -> None:
+    # Table 1's own arithmetic and what our setup makes true by construction are not counted
+    # as claims; the delivered-share claim is computed, so Table 1's shares decide it.
+    res, _ = one_seed
+    kinds = {f.claim: f.kind for f in res.findings}
+    assert kinds["Table 1's 'throughput' is OPNET's time average: packets received by t over t"] \
+        == "arithmetic"  # fmt: skip
+    assert sum(k == "construction" for k in kinds.values()) == 2
+    assert next(k for c, k in kinds.items() if c.startswith("Where a queue builds")) == "hypothesis"
+    assert all(f.tests for f in res.findings if f.kind == "claim")
+
+    def share() -> bool | None:
+        res.tables, res.checks, res.findings = [], [], []
+        kw.STUDY.analyse(res)
+        return next(f for f in res.findings if f.claim.startswith("AIMD receives only")).holds
+
+    assert share() is False
+    row = list(kw.TABLE1[1800])
+    row[4] = row[6] = 100.0  # as if Table 1 had every packet delivered with both
+    monkeypatch.setitem(kw.TABLE1, 1800, tuple(row))
+    try:
+        assert share() is True
+    finally:
+        monkeypatch.undo()
+        assert share() is False

@@ -36,10 +36,23 @@ def test_grid_is_the_papers() -> None:
     assert set(mb.COMBOS) == {(cc, lr) for cc in mb.CCS for lr in mb.LRS}
     assert set(mb.CCS) == {"tahoe", "reno", "newreno"}
     assert set(mb.LRS) == {"dupack", "newreno", "sack"}
-    cases = mb.STUDY.cases()
+    every = mb.STUDY.cases()
+    assert len({c.key for c in every}) == len(every)
+    cases = [c for c in every if c.group == "main"]
     assert len(cases) == 3 * 17 * 9
     assert len(cases) * mb.STUDY.default_seeds == 2295
-    assert len({c.key for c in cases}) == len(cases)
+    # the declared sensitivity: the same grid under every other guessed queue and window
+    assert (mb.QUEUES, mb.WINDOWS) == ((50, 200, 1000), (1_000_000, 65_535, 20 * 536))
+    sens = [c for c in every if c.group == "sensitivity"]
+    assert len(sens) == 8 * len(cases)
+    settings = {(c.params["queue_p"], c.params["window_B"]) for c in sens}
+    assert settings == {(q, w) for q in mb.QUEUES for w in mb.WINDOWS} - {(50, 1_000_000)}
+    for c in sens:
+        q, w = c.params["queue_p"], c.params["window_B"]
+        assert c.overrides["links.noisy.queue"] == f"{q}p"
+        assert c.overrides["tcp.rcv_buf"] == w == c.overrides["tcp.initial_ssthresh"]
+        assert not c.traces and not c.packets
+    assert mb.STUDY.configure({"sensitivity": False}).configs() == [(50, 1_000_000)]
     # Figure 4 is traced (NewRenoCC + NewRenoED at every RTT), and so are the mechanism
     # cases, with their packet log
     traced = {
@@ -137,6 +150,60 @@ def test_claim_checks_on_made_up_numbers() -> None:
     assert mb._claim_c(_cells([(50, -8.0, "reno", "newreno", 1.0)]), (50,)).holds is None
 
 
+def _grid(rtts, exps, thr) -> pd.DataFrame:
+    """Cells for every pair at `rtts` x `exps`, throughput thr(rtt, e, cc, lr)."""
+    return _cells([(r, e, cc, lr, thr(r, e, cc, lr)) for r in rtts for e in exps
+                   for cc, lr in mb.COMBOS])  # fmt: skip
+
+
+def test_claim_d_is_judged_per_rtt() -> None:
+    # NewRenoED best at every BER of 200 and 500 ms but at none of 50 ms: 10 of 15 pooled,
+    # which the old pooled rule passed; per RTT it fails, and holds once 50 ms agrees.
+    exps = (-6.75, -6.5, -6.25, -6.0, -5.75)
+
+    def thr(r, e, cc, lr, at50="sack"):
+        best = "newreno" if r > 50 else at50
+        return 110.0 if lr == best else 100.0
+
+    f = mb._claim_d(_grid((50, 200, 500), exps, thr), (50, 200, 500))
+    assert f.holds is False and "50 ms 0/5, 200 ms 5/5, 500 ms 5/5" in f.evidence
+    cells = _grid((50, 200, 500), exps, lambda *a: thr(*a, at50="newreno"))
+    ok = mb._claim_d(cells, (50, 200, 500))
+    assert ok.holds is True and ok.kind == "claim" and "10^-6.75" in ok.tests
+
+
+def test_the_claims_the_study_did_not_judge_can_fail() -> None:
+    low = (-8.0, -7.5, -7.0, -6.5, -6.0)
+    # (f) TCP NewReno best (within 1 %) up to 1e-6 at 50 ms
+    f = mb.claim_best_low_ber(_grid((50,), low, lambda r, e, cc, lr: 100.0), (50,))
+    assert f.holds is True
+    behind = lambda r, e, cc, lr: 95.0 if (cc, lr) == ("newreno", "newreno") else 100.0  # noqa: E731
+    assert mb.claim_best_low_ber(_grid((50,), low, behind), (50,)).holds is False
+    # (g) NewRenoCC + SackED slightly ahead of TCP NewReno above 10^-5.75, at every RTT
+    high = (-5.5, -5.0, -4.5)
+
+    def ahead(by):
+        return lambda r, e, cc, lr: 100.0 * (1 + by) if (cc, lr) == ("newreno", "sack") else 100.0
+
+    assert mb.claim_sack_high_ber(_grid((50, 500), high, ahead(0.03)), (50, 500)).holds is True
+    g = mb.claim_sack_high_ber(_grid((50, 500), high, ahead(0.20)), (50, 500))
+    assert g.holds is False and "median lead +20.0%" in g.evidence  # not 'slightly'
+    assert mb.claim_sack_high_ber(_grid((50, 500), high, ahead(-0.03)), (50, 500)).holds is False
+    # (h) SackED ahead of NewRenoED at low BER and high RTT
+    sack = lambda by: lambda r, e, cc, lr: 100.0 * (1 + by) if lr == "sack" else 100.0  # noqa: E731
+    assert mb.claim_sack_low_ber(_grid((200, 500), (-8.0, -7.0), sack(0.1)), (200, 500)).holds
+    h = mb.claim_sack_low_ber(_grid((200, 500), (-8.0, -7.0), sack(-0.1)), (200, 500))
+    assert h.holds is False and "ahead at 0 of 12" in h.evidence
+
+
+def test_newrenoed_vs_sacked_keeps_its_sign() -> None:
+    rows = [(50, -5.0, cc, lr, 100.0) for cc, lr in mb.COMBOS]
+    rows[mb.COMBOS.index(("reno", "newreno"))] = (50, -5.0, "reno", "newreno", 80.0)
+    rows[mb.COMBOS.index(("tahoe", "newreno"))] = (50, -5.0, "tahoe", "newreno", 110.0)
+    d = mb.differences(_cells(rows))
+    assert d["nr_vs_sack"].iloc[0] == pytest.approx(-0.2)  # SackED ahead by 20 %
+
+
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory: pytest.TempPathFactory):
     study = mb.ModularBer(
@@ -146,6 +213,8 @@ def reduced(tmp_path_factory: pytest.TempPathFactory):
         file_size=2_000_000,
         stop_time="300s",
         fig4_exponent=-5.5,
+        queues=(50, 1000),
+        windows=(1_000_000,),
     )
     out = tmp_path_factory.mktemp("modular_ber")
     return study.run(seeds=[1, 2], out=out), out
@@ -153,8 +222,9 @@ def reduced(tmp_path_factory: pytest.TempPathFactory):
 
 def test_reduced_run_throughput_falls_with_ber(reduced) -> None:
     res, _ = reduced
-    assert len(res.runs) == 3 * 3 * 2
+    assert len(res.runs) == 2 * 3 * 3 * 2  # two queues
     cells = pd.DataFrame(res.extra["cells"])
+    assert len(cells) == 3 * 3  # the main grid's
     for (cc, lr), d in cells.groupby(["cc", "lr"]):
         thr = d.sort_values("ber_exp")["thr"].to_numpy()
         assert (np.diff(thr) < 0).all(), (cc, lr, thr)
@@ -190,6 +260,21 @@ def test_reduced_run_report_and_figures(reduced) -> None:
     assert "1 - (1 - BER)^(8 x 536)" in html
     t = res.table("summary").data
     assert not math.isnan(float(t["best_kBps"].iloc[0]))
+    # every claim names the sentence it tests; each is judged under both queues
+    claims = [f for f in res.findings if f.kind == "claim"]
+    assert [f.claim[:3] for f in claims] == [f"({x})" for x in "abcdefgh"]
+    assert all(f.tests for f in claims)
+    sens = res.table("sensitivity")
+    assert list(sens.display.columns)[1:3] == [
+        "queue 50 p, window 1 MB", "queue 1000 p, window 1 MB"]  # fmt: skip
+    assert len(sens.display) == 8
+    rec = pd.DataFrame(res.extra["sensitivity"])
+    main = rec[rec["queue_p"] == 50].set_index("claim")["holds"]
+    for f in claims:
+        assert main[f.claim[1]] is f.holds or main[f.claim[1]] == f.holds
+        assert "guessed queue/window settings" in f.evidence
+    note = next(f for f in res.findings if f.claim.startswith("Which verdicts depend"))
+    assert note.kind == "note" and "the same under every setting" in note.evidence
 
 
 def test_mechanisms_of_claim_c_are_measured_on_traced_runs() -> None:

@@ -123,3 +123,42 @@ def test_table_findings_and_report(result) -> None:
     }  # fmt: skip
     html = (Path(out) / "report.html").read_text()
     assert "Figure 1-8" in html and "4.912" in html
+
+
+def _reanalysed(res) -> dict[str, object]:
+    res.tables, res.checks, res.findings = [], [], []
+    nm.STUDY.analyse(res)
+    return {f.claim: f for f in res.findings}
+
+
+def test_verdicts_by_kind_and_the_lossy_claim_can_fail(result, monkeypatch) -> None:
+    # NetSim's 3.81 Mbps is one run: it is judged against where one more of our runs would
+    # fall, and the verdict follows the paper's number (moved far out, the claim fails).
+    res, _ = result
+    by = _reanalysed(res)
+    kinds = {c: f.kind for c, f in by.items()}
+    assert sorted(set(kinds.values())) == ["arithmetic", "claim", "hypothesis", "note"]
+    lossy = next(c for c in by if c.startswith("Lossy (BER 1e-7): NetSim's"))
+    assert by[lossy].tests.startswith("Figure 1-6") and "prediction interval" in by[lossy].evidence
+    assert "excludes" in by[lossy].detail or "includes" in by[lossy].detail
+    slip = next(f for c, f in by.items() if "label" in c)
+    assert slip.kind == "note" and "0.000001" in slip.detail
+    # the seed's own numbers against its formulas: arithmetic, nothing of ours involved
+    assert [f.holds for f in by.values() if f.kind == "arithmetic"] == [True, True]
+    st = res.extra["stats"]["1e-07/ack-every"]
+    far = st["thr_mean"] * 8 / 1e6 * 1.5
+    monkeypatch.setitem(nm.NETSIM, 1e-7, (85617, 32589, far, 31884960.0))
+    try:
+        assert _reanalysed(res)[lossy].holds is False
+        monkeypatch.setitem(nm.NETSIM, 1e-7, (85617, 32589, st["thr_mean"] * 8 / 1e6, 3.2e7))
+        assert _reanalysed(res)[lossy].holds is True
+    finally:
+        monkeypatch.undo()
+        _reanalysed(res)
+
+
+def test_the_window_claim_fails_on_a_window_that_falls() -> None:
+    grow = [1460.0 * k for k in range(1, 45)] + [65535.0] * 10
+    assert nm.claims.window_claim(grow, 65535).holds is True
+    assert nm.claims.window_claim(grow + [32768.0, 65535.0], 65535).holds is False
+    assert nm.claims.window_claim(None, 65535).holds is None

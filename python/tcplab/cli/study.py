@@ -26,7 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from tcplab.errors import TcplabError
-from tcplab.studies import UnknownStudyError, get, studies
+from tcplab.studies import KINDS, Finding, UnknownStudyError, get, headline, studies, verdict_counts
 
 from ._common import (
     JobsOpt,
@@ -191,7 +191,30 @@ def study(
         for r in cells:
             table.add_row(*r)
         console.print(table)
-    for f in res.findings:
-        mark = {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]info[/]"}[f.holds]
-        console.print(f"[{mark}] {f.claim}", highlight=False)
+    _print_verdicts(console, res.findings)
     console.print(f"report: {res.report_path}", highlight=False, soft_wrap=True)
+
+
+def _print_verdicts(console: Any, findings: list[Finding]) -> None:
+    """The headline (counts by kind), then every verdict by kind: its title, what it tests
+    and its one-line evidence."""
+    from rich.markup import escape
+
+    console.print(f"[bold]Verdicts[/]: {escape(headline(findings))}", highlight=False)
+    marks = {"yes": "[green]yes[/]", "no": "[red]no[/]", "info": "[dim]info[/]"}
+    for kind, counts in verdict_counts(findings).items():
+        label = KINDS[kind]
+        tally = (
+            str(counts["info"])
+            if kind == "note"
+            else f"{counts['yes']} yes, {counts['no']} no"
+            + (f", {counts['info']} not judged" if counts["info"] else "")
+        )
+        console.print(f"\n[bold]{escape(label[0].upper() + label[1:])}[/]: {tally}",
+                      highlight=False)  # fmt: skip
+        for f in (f for f in findings if f.kind == kind):
+            console.print(f"[{marks[f.verdict]}] {escape(f.claim)}", highlight=False)
+            if f.tests:
+                console.print(f"      [dim]tests:[/] {escape(f.tests)}", highlight=False)
+            if f.evidence:
+                console.print(f"      [dim]evidence:[/] {escape(f.evidence)}", highlight=False)

@@ -21,6 +21,7 @@ import pkgutil
 from tcplab.errors import TcplabError
 
 from ._base import (
+    KINDS,
     Case,
     Check,
     FigureSpec,
@@ -29,9 +30,12 @@ from ._base import (
     StudyResult,
     TableOut,
     flatten_summary,
+    headline,
+    verdict_counts,
 )
 
 __all__ = [
+    "KINDS",
     "Case",
     "Check",
     "FigureSpec",
@@ -42,9 +46,11 @@ __all__ = [
     "UnknownStudyError",
     "flatten_summary",
     "get",
+    "headline",
     "names",
     "register",
     "studies",
+    "verdict_counts",
 ]
 
 _NOT_STUDIES = {"cli"}

@@ -39,6 +39,8 @@ import numpy as np
 from tcplab.frames import flatten_summary
 from tcplab.sweep.grid import seed_list
 
+from ._verdicts import KINDS, Finding, count_text, findings_html, headline, verdict_counts
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from tcplab import Result, Scenario
 
 __all__ = [
+    "KINDS",
     "Case",
     "Check",
     "Finding",
@@ -55,6 +58,8 @@ __all__ = [
     "StudyResult",
     "TableOut",
     "flatten_summary",
+    "headline",
+    "verdict_counts",
 ]
 
 
@@ -71,7 +76,9 @@ class Case:
     `group` and `variant` name the part of the study it belongs to (e.g. "main" /
     "riverbed", "sensitivity" / "rfc"). `traces` keeps the trace tables of its first seed
     (for figures); `packets` also turns on the per-packet log for that run. `max_seeds`
-    caps the number of seeds this case runs (None: all)."""
+    caps the number of seeds this case runs (None: all). `trace_all` records the trace and
+    the event log of every seed's run, for `Study.metrics` to read (only the first seed's
+    Result is kept, as with `traces`)."""
 
     key: str
     group: str
@@ -81,6 +88,7 @@ class Case:
     traces: bool = False
     packets: bool = False
     max_seeds: int | None = None
+    trace_all: bool = False
 
 
 @dataclass
@@ -99,19 +107,6 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _jsonable(v) for k, v in self.__dict__.items()}
-
-
-@dataclass
-class Finding:
-    """A statement the report makes about our results and whether it holds (None: a
-    statement without a verdict, e.g. an explanation)."""
-
-    claim: str
-    holds: bool | None
-    detail: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "holds": self.holds, "detail": self.detail}
 
 
 @dataclass
@@ -290,8 +285,8 @@ class Study:
                 keep = i == 0 and case.traces
                 out_ov: dict[str, Any] = {
                     "seed": seed,
-                    "output.trace": keep,
-                    "output.events": keep or self.keep_events,
+                    "output.trace": keep or case.trace_all,
+                    "output.events": keep or case.trace_all or self.keep_events,
                     "output.packets": keep and case.packets,
                 }
                 out.append((case, seed, sc.with_overrides(out_ov)))
@@ -577,6 +572,11 @@ class StudyResult:
                 "references": self.study.references(),
                 "tables": [t.to_dict() for t in self.tables],
                 "checks": [c.to_dict() for c in self.checks],
+                "verdicts": {
+                    "headline": headline(self.findings),
+                    "kinds": {k: KINDS[k] for k in verdict_counts(self.findings)},
+                    "counts": verdict_counts(self.findings),
+                },
                 "findings": [f.to_dict() for f in self.findings],
                 "options": self.options,
                 "extra": self.extra,
@@ -652,8 +652,17 @@ class StudyResult:
                 alt="network",
             )
         if self.findings:
-            rep.h2("Findings", "findings")
-            rep.findings((f.claim, f.holds, f.detail) for f in self.findings)
+            rep.h2("Verdicts", "findings")
+            rep.p(
+                "Each verdict says what it is worth. Only the paper's claims are the headline; "
+                "the others are our own hypotheses, sanity invariants, arithmetic on the paper's "
+                "numbers, or true by construction. " + _sentence(headline(self.findings))
+            )
+            for kind, counts in verdict_counts(self.findings).items():
+                mine = [f for f in self.findings if f.kind == kind]
+                label = KINDS[kind]
+                rep.h3(f"{label[0].upper()}{label[1:]}: " + count_text(kind, counts))
+                rep.raw(findings_html(mine))
         for t in self.tables:
             rep.h2(t.title, t.name)
             rep.table(t.display, note=t.note)
@@ -695,6 +704,10 @@ class StudyResult:
 
 #: The name of the network diagram among a study's figures (figures/network.png and .svg).
 NETWORK = "network"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
 
 
 def _seed_text(seeds: list[int]) -> str:

@@ -456,7 +456,8 @@ class LinuxFidelity(Study):
                 "cubic, loss up to 1 %)"  # fmt: skip
         if not judged:
             out.append(Finding(claim, None, "not measured: run with --testbed (Linux and root) "
-                                            "to compare with this machine's kernel"))  # fmt: skip
+                                            "to compare with this machine's kernel",
+                               "hypothesis"))  # fmt: skip
         else:
             bad = [c for c in judged if abs(c["ratio"] - 1) > 0.05]
             detail = f"within 5 % in {len(judged) - len(bad)} of {len(judged)} cells"
@@ -465,12 +466,13 @@ class LinuxFidelity(Study):
                     f"{_key(c['path'], c['cc'], c['pdrop'], c['direction'])} {c['ratio']:.3f}"
                     for c in bad
                 )
-            out.append(Finding(claim, not bad, detail))
+            out.append(Finding(claim, not bad, detail + ".", "hypothesis",
+                               evidence=detail))  # fmt: skip
         k = res.extra.get("kernel")
         if k:
             u = k["uname"]
             out.append(Finding(f"Kernel: {u['system']} {u['release']} ({u['machine']})", None,
-                               "sysctls: " + str(k.get("settings"))))  # fmt: skip
+                               "sysctls: " + str(k.get("settings")), "note"))  # fmt: skip
         return out
 
     def figures(self, res: StudyResult) -> Iterable[FigureSpec]:

@@ -26,6 +26,9 @@ sack}, on 17 BERs (quarter decades) x 3 RTTs x 5 seeds. What the paper does not 
   transmit (not among the mechanisms the paper studies), and a 1,000,000-byte receive window
   (ns-2's ``window_``; the initial ssthresh equals it, as in ns-2), far above the 122 KB that
   fill the 500 ms path and its queue, so only the network limits the window;
+* the queue and the window are guesses, so the whole grid runs again with a queue of 200 and
+  1000 packets and a window of 65,535 bytes and of 20 segments (`QUEUES` x `WINDOWS`, option
+  ``sensitivity``), and every claim is judged under each setting (table "sensitivity");
 * a transfer that has not finished after `STOP_TIME` (the paper gives no simulation length;
   at BER 1e-4 one packet in three is lost and 10 MB would take hours) counts as delivered
   bytes / elapsed time; finished ones as 10 MB / transfer time. Both are "throughput".
@@ -45,6 +48,8 @@ from .claims import _claim_b as _claim_b
 from .claims import _claim_c as _claim_c
 from .claims import _claim_d as _claim_d
 from .claims import _claim_peak as _claim_peak
+from .claims import claims
+from .more_claims import claim_best_low_ber, claim_sack_high_ber, claim_sack_low_ber
 from .paper import (
     BER_EXPONENTS,
     CC_PAPER,
@@ -56,10 +61,14 @@ from .paper import (
     LRS,
     MSS,
     PAPER,
+    QUEUES,
+    QUOTES,
     RTTS_MS,
     SETTINGS,
     STOP_TIME,
+    WINDOWS,
     case_key,
+    config_name,
     pair_name,
     paper_per,
 )
@@ -76,13 +85,21 @@ __all__ = [
     "LR_PAPER",
     "MSS",
     "PAPER",
+    "QUEUES",
+    "QUOTES",
     "RTTS_MS",
     "SETTINGS",
     "STOP_TIME",
+    "WINDOWS",
     "ModularBer",
     "STUDY",
     "case_key",
     "cell_means",
+    "claim_best_low_ber",
+    "claim_sack_high_ber",
+    "claim_sack_low_ber",
+    "claims",
+    "config_name",
     "differences",
     "mechanisms",
     "pair_name",

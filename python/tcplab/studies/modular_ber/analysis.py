@@ -42,7 +42,8 @@ def excluded(rtt: int, e: float, cc: str, lr: str) -> bool:
 def differences(cells: pd.DataFrame) -> pd.DataFrame:
     """One row per (RTT, BER): the best and the worst pair, (best - worst) / best over all
     pairs (`diff_all`), without the pairs Figures 5-7 exclude (`diff_paper`) and without
-    TahoeCC as well (`diff_no_tahoe`), and the largest |NewRenoED / SackED - 1|."""
+    TahoeCC as well (`diff_no_tahoe`), and NewRenoED / SackED - 1 where it is largest in size
+    over the congestion controls, with its sign (`nr_vs_sack`: negative when SackED leads)."""
     rows = []
     for (rtt, e), c in cells.groupby(["rtt_ms", "ber_exp"], sort=True):
         thr = {f"{r.cc}+{r.lr}": float(r.thr) for r in c.itertuples()}
@@ -52,7 +53,7 @@ def differences(cells: pd.DataFrame) -> pd.DataFrame:
         worst = min(thr, key=thr.__getitem__)
         kept = {k: v for k, v in thr.items() if not excluded(int(rtt), float(e), *k.split("+"))}
         nr_vs_sack = [
-            abs(thr[f"{cc}+newreno"] / thr[f"{cc}+sack"] - 1)
+            thr[f"{cc}+newreno"] / thr[f"{cc}+sack"] - 1
             for cc in CCS
             if f"{cc}+newreno" in thr and f"{cc}+sack" in thr and thr[f"{cc}+sack"] > 0
         ]
@@ -66,7 +67,8 @@ def differences(cells: pd.DataFrame) -> pd.DataFrame:
                 "worst_thr": thr[worst],
                 "diff_all": 1 - thr[worst] / thr[best] if thr[best] > 0 else math.nan,
                 "diff_paper": spread(list(kept.values())),
-                "nr_vs_sack": max(nr_vs_sack) if nr_vs_sack else math.nan,
+                # signed: the NewRenoED / SackED - 1 of largest magnitude over the controls
+                "nr_vs_sack": max(nr_vs_sack, key=abs) if nr_vs_sack else math.nan,
                 "diff_no_tahoe": spread([v for k, v in kept.items() if not k.startswith("tahoe+")]),
             }
         )

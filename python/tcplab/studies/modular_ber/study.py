@@ -4,17 +4,17 @@ order of the analysis; the numbers, tables, claims and figures live beside it.""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from .._base import Case, FigureSpec, Study, StudyResult, TableOut
+from .._base import Case, FigureSpec, Study, StudyOption, StudyResult, TableOut, parse_bool
 from .._kit import study_scenario
-from . import analysis, tables
+from . import analysis, sensitivity, tables
 from . import figures as figs
 from . import mechanisms as mech
-from .claims import checks, findings
+from .claims import checks, claims, findings
 from .paper import (
     BER_EXPONENTS,
     COMBOS,
@@ -22,9 +22,11 @@ from .paper import (
     FILE_SIZE,
     MSS,
     PAPER,
+    QUEUES,
     RTTS_MS,
     SETTINGS,
     STOP_TIME,
+    WINDOWS,
     case_key,
     pair_name,
     paper_per,
@@ -51,6 +53,16 @@ class ModularBer(Study):
         "10 MB, BER 1e-8..1e-4)."
     )
     default_seeds = 5
+    options = (
+        StudyOption(
+            "sensitivity",
+            True,
+            "also run the whole grid with the other guessed queues (200, 1000 packets) and "
+            "windows (65,535 B, 20 segments), and judge every claim under each (about 8x the "
+            "runs of the main grid)",
+            parse_bool,
+        ),
+    )
 
     def __init__(
         self,
@@ -63,6 +75,9 @@ class ModularBer(Study):
         file_size: int = FILE_SIZE,
         stop_time: str = STOP_TIME,
         fig4_exponent: float | None = FIG4_EXPONENT,
+        queues: Sequence[int] = QUEUES,
+        windows: Sequence[int] = WINDOWS,
+        sensitivity: bool = True,
     ) -> None:
         if error_model not in ("per", "ber"):
             raise ValueError(f"error_model must be 'per' or 'ber', got {error_model!r}")
@@ -74,6 +89,37 @@ class ModularBer(Study):
         self.file_size = int(file_size)
         self.stop_time = stop_time
         self.fig4_exponent = fig4_exponent
+        self.queues = tuple(int(q) for q in queues)
+        self.windows = tuple(int(w) for w in windows)
+        if not self.queues or not self.windows:
+            raise ValueError("queues and windows need at least one value each (the main grid's)")
+        self.sensitivity = bool(sensitivity)
+
+    def _kwargs(self) -> dict[str, Any]:
+        return {
+            "error_model": self.error_model, "ack_errors": self.ack_errors,
+            "rtts_ms": self.rtts_ms, "ber_exponents": self.ber_exponents,
+            "combos": self.combos, "file_size": self.file_size, "stop_time": self.stop_time,
+            "fig4_exponent": self.fig4_exponent, "queues": self.queues, "windows": self.windows,
+            "sensitivity": self.sensitivity,
+        }  # fmt: skip
+
+    def configure(self, options: Mapping[str, Any]) -> ModularBer:
+        """A copy without the sensitivity grid when the option turns it off."""
+        want = bool(options.get("sensitivity", self.sensitivity))
+        if want == self.sensitivity:
+            return self
+        return ModularBer(**{**self._kwargs(), "sensitivity": want})
+
+    def configs(self) -> list[tuple[int, int]]:
+        """The (queue, window) settings the grid runs: the main grid's first, then the
+        sensitivity's (all combinations of `queues` and `windows`) when it is on."""
+        main = (self.queues[0], self.windows[0])
+        if not self.sensitivity:
+            return [main]
+        return [main] + [
+            (q, w) for q in self.queues for w in self.windows if (q, w) != main
+        ]  # fmt: skip
 
     # -- grid -------------------------------------------------------------------------------
 
@@ -96,38 +142,56 @@ class ModularBer(Study):
 
     def cases(self) -> list[Case]:
         out = []
-        for rtt in self.rtts_ms:
-            for e in self.ber_exponents:
-                ber = 10.0**e
-                for cc, lr in self.combos:
-                    out.append(
-                        Case(
-                            key=case_key(rtt, e, cc, lr),
-                            group="main",
-                            variant=f"{cc}+{lr}",
-                            params={
-                                "rtt_ms": rtt,
-                                "ber_exp": e,
-                                "ber": ber,
-                                "paper_per": paper_per(ber),
-                                "cc": cc,
-                                "lr": lr,
-                            },
-                            overrides={
-                                **self.error_overrides(ber),
-                                "links.noisy.delay": f"{rtt / 2:g}ms",
-                                "tcp.congestion_control": cc,
-                                "tcp.loss_recovery": lr,
-                            },
-                            traces=(
+        for i, (queue, window) in enumerate(self.configs()):
+            main = i == 0
+            setting = (
+                {}
+                if main
+                else {
+                    "links.noisy.queue": f"{queue}p",
+                    "tcp.rcv_buf": window,
+                    "tcp.initial_ssthresh": window,
+                }
+            )
+            for rtt in self.rtts_ms:
+                for e in self.ber_exponents:
+                    ber = 10.0**e
+                    for cc, lr in self.combos:
+                        traced = main and (
+                            (
                                 self.fig4_exponent is not None
                                 and abs(e - self.fig4_exponent) < 1e-9
                                 and (cc, lr) == ("newreno", "newreno")
                             )
-                            or (rtt, e, cc, lr) in mech.MECHANISM_CASES,
-                            packets=(rtt, e, cc, lr) in mech.MECHANISM_CASES,
+                            or (rtt, e, cc, lr) in mech.MECHANISM_CASES
                         )
-                    )
+                        key = case_key(rtt, e, cc, lr)
+                        out.append(
+                            Case(
+                                key=key if main else f"queue {queue}/window {window}/{key}",
+                                group="main" if main else "sensitivity",
+                                variant=f"{cc}+{lr}",
+                                params={
+                                    "rtt_ms": rtt,
+                                    "ber_exp": e,
+                                    "ber": ber,
+                                    "paper_per": paper_per(ber),
+                                    "cc": cc,
+                                    "lr": lr,
+                                    "queue_p": queue,
+                                    "window_B": window,
+                                },
+                                overrides={
+                                    **self.error_overrides(ber),
+                                    **setting,
+                                    "links.noisy.delay": f"{rtt / 2:g}ms",
+                                    "tcp.congestion_control": cc,
+                                    "tcp.loss_recovery": lr,
+                                },
+                                traces=traced,
+                                packets=main and (rtt, e, cc, lr) in mech.MECHANISM_CASES,
+                            )
+                        )
         return out
 
     def references(self) -> dict[str, Any]:
@@ -140,6 +204,9 @@ class ModularBer(Study):
                 "paper_names": {f"{cc}+{lr}": pair_name(cc, lr) for cc, lr in COMBOS},
             },
             "ours": {
+                "queues_p": list(self.queues),
+                "windows_B": list(self.windows),
+                "sensitivity": self.sensitivity,
                 "error_model": self.error_model,
                 "ack_errors": self.ack_errors,
                 "stop_time": self.stop_time,
@@ -207,6 +274,22 @@ class ModularBer(Study):
                 ack_errors=self.ack_errors,
             )
         )
+        # Every claim again under each guessed (queue, window): the sensitivity.
+        judged = {}
+        for queue, window in self.configs():
+            d = res.runs[
+                res.runs["group"].isin(["main", "sensitivity"])
+                & (res.runs["queue_p"] == queue)
+                & (res.runs["window_B"] == window)
+            ]
+            if d.empty:
+                continue
+            c = analysis.cell_means(d)
+            judged[(queue, window)] = claims(c, analysis.differences(c), self.rtts_ms)
+        if len(judged) > 1:
+            res.tables.append(sensitivity.table(judged))
+            res.extra["sensitivity"] = sensitivity.records(judged)
+            res.findings[:] = sensitivity.annotate(res.findings, judged)
 
     def summary_table(self, res: StudyResult) -> TableOut | None:
         return res.table("summary")

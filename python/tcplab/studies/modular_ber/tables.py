@@ -56,8 +56,9 @@ def summary_table(diff: pd.DataFrame, *, stop_time: str, error_model: str) -> Ta
             "best-worst % = (best - worst) / best over all nine pairs; 'Figs 5-7 %' leaves "
             "out the pairs the paper's Figures 5-7 leave out (RenoCC + NewRenoED at 200 and "
             "500 ms and NewRenoCC + NewRenoED at 500 ms, BER 1e-8..1e-7); 'NewRenoED vs "
-            "SackED %' is the largest |NewRenoED / SackED - 1| over the three congestion "
-            "controls. Throughput = delivered bytes / elapsed time (file size / transfer time "
+            "SackED %' is NewRenoED / SackED - 1 where it is largest in size over the three "
+            "congestion controls, with its sign (negative: SackED ahead). Throughput = "
+            "delivered bytes / elapsed time (file size / transfer time "
             f"when the transfer finished before {stop_time}). PER: "
             + (
                 "the paper's 1 - (1 - BER)^(8 x 536), used as the data direction's PER."

@@ -7,8 +7,10 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .._base import Case, FigureSpec, Study, StudyResult
-from .._kit import study_scenario
+from .._kit import conn_trace, study_scenario
 from .claims import checks, findings
 from .figures import fig_cwnd, fig_summary, fig_throughput
 from .paper import (
@@ -160,7 +162,9 @@ class NetsimMathis(Study):
         res.tables.append(main_table(stats, inputs, evals, self.tcp_choice))
         res.tables.append(runs_table(stats))
         res.checks.extend(checks(stats, inputs))
-        res.findings.extend(findings(stats, inputs, evals, self.tcp_choice))
+        res.findings.extend(
+            findings(stats, inputs, evals, self.tcp_choice, usable_window(res.traced))
+        )
 
     # -- figures ----------------------------------------------------------------------------
 
@@ -201,3 +205,14 @@ class NetsimMathis(Study):
             lambda: fig_summary(res),
             "Figures 1-3 and 1-6",
         )
+
+
+def usable_window(traced: dict[str, Any]) -> list[float] | None:
+    """The usable window min(cwnd, rwnd) of the sender over the traced loss-less run with an
+    ACK per segment (None if it was not traced)."""
+    r = traced.get(case_key(0.0, "ack-every"))
+    if r is None or "trace" not in r.traces:
+        return None
+    tr = conn_trace(r)
+    u = np.minimum(tr["cwnd"].to_numpy(dtype=float), float(PAPER["window_bytes"]))
+    return [float(x) for x in u]

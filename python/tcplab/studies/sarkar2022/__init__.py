@@ -9,6 +9,9 @@ with the `riverbed` profile over several seeds, prints the paper's numbers next 
 draws the paper's figures from our traces, and measures which TCP setting explains the two
 environments' disagreement at 10 % (1953.61 s vs 259.66 s).
 
+pdrop drops every packet crossing the IP cloud, data and ACKs (`DIRECTION`, from sections 2.3
+and 4.4); the other reading, data packets only, runs beside it (group "direction").
+
 Transcription notes (the paper's own inconsistencies, kept as printed; see `ERRATA`).
 """
 
@@ -16,12 +19,15 @@ from __future__ import annotations
 
 from .._kit import pct
 from .paper import (
+    DIRECTION,
+    DIRECTIONS,
     DROPRATE_PDROPS,
     ERRATA,
     FILE_SIZE,
     MAIN_COLUMNS,
     MSS,
     PDROPS,
+    QUOTES,
     RIVERBED_OFFSET_S,
     TABLE1,
     TABLE3,
@@ -60,7 +66,10 @@ __all__ = [
     "Sarkar2022",
     "STUDY",
     # also used by the tests and the testbed's tests
+    "DIRECTION",
+    "DIRECTIONS",
     "DROPRATE_PDROPS",
+    "QUOTES",
     "FILE_SIZE",
     "MSS",
     "RIVERBED_OFFSET_S",

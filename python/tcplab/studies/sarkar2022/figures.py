@@ -16,7 +16,7 @@ from tcplab.report.timeseq import LossWindow, plot_ladder, plot_time_sequence
 from .._base import FigureSpec, StudyResult
 from .._kit import conn_trace, drop_times, finish, paper_points, pct, rate_series, stacked
 from .paper import FILE_SIZE, MSS, PDROPS, RIVERBED_OFFSET_S, TABLE4, TABLE8, TEXT, Variant
-from .traced import loss_window, main_key
+from .traced import PAPER_REGROWTH_SEGMENTS, loss_window, main_key
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -96,11 +96,22 @@ def figure_specs(res: StudyResult, variants: Sequence[Variant]) -> Iterator[Figu
         yield FigureSpec(
             "fig_sensitivity",
             "Response time per pdrop for each TCP variant (mean over seeds) against the "
-            "paper's Riverbed (offset removed) and testbed results",
+            "paper's Riverbed (less 10 s) and testbed results",
             lambda: _fig_sensitivity(res, variants),
             "Tables 4 and 8",
         )
 
+    if res.extra.get("regrowth_curves"):
+        yield FigureSpec(
+            "fig_regrowth",
+            "The window after a fast retransmit at pdrop 1 %: the testbed's as section 5.2 "
+            "reads its capture (15 RTTs at three segments, then alternately four and five) "
+            "against Linux's reno on our simulator and on our testbed, and the riverbed "
+            f"profile (first recovery followed by {len(PAPER_REGROWTH_SEGMENTS)} loss-free "
+            f"RTTs, seed {res.seeds[0]}; usable window min(cwnd, rwnd))",
+            lambda: _fig_regrowth(res),
+            "Section 5.2",
+        )
     if any(t.name == "testbed" for t in res.tables):
         yield FigureSpec(
             "fig_testbed",
@@ -173,7 +184,7 @@ def _fig_throughput(res: StudyResult) -> Figure:
         "^",
         color="#E69F00",
         ms=8,
-        label="Riverbed, 10 s offset removed",
+        label="Riverbed, less 10 s",
     )
     paper_points(
         ax,
@@ -219,6 +230,22 @@ def _fig_table9(res: StudyResult) -> Figure:
         ax.step(t9["rtt"], t9["ours_cwnd"], where="post", color=PALETTE[1], label="ours")
     ax.axhline(TEXT["rwnd_bytes"], color="#555555", ls="--", lw=0.8, label="rwnd")
     finish(ax, xlabel="RTTs since the end of fast recovery", ylabel="cwnd (B)", legend=8)
+    return fig
+
+
+def _fig_regrowth(res: StudyResult) -> Figure:
+    fig, ax = new_figure(figsize=(8, 4.2))
+    k = np.arange(len(PAPER_REGROWTH_SEGMENTS))
+    ax.step(k, PAPER_REGROWTH_SEGMENTS, where="post", color="#000000", lw=2,
+            label="paper's testbed (section 5.2)")  # fmt: skip
+    labels = {"riverbed": "ours: riverbed profile", "linux": "ours: linux model (simulator)",
+              "testbed": "ours: Linux on our testbed"}  # fmt: skip
+    for (name, curve), color in zip(res.extra["regrowth_curves"].items(), PALETTE, strict=False):
+        ax.step(np.arange(len(curve)), curve, where="post", color=color, lw=1.2,
+                label=labels.get(name, name))  # fmt: skip
+    ax.axhline(TEXT["rwnd_bytes"] / MSS, color="#555555", ls="--", lw=0.8, label="rwnd")
+    finish(ax, xlabel="RTTs since the end of fast recovery", ylabel="window (segments)",
+           legend=8, ybottom=0)  # fmt: skip
     return fig
 
 

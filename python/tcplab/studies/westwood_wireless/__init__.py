@@ -37,6 +37,11 @@ Two setups run every sweep:
 
 Throughput is the receiver's goodput: bytes delivered in order to the application / run time.
 
+Figure 3's statements (C1-C4) are judged over every seed's run (each records its trace), with
+a 95 % confidence interval of the per-seed differences. The paper's application is HTTP and its
+run length unknown: the sweeps "http" (web pages at 0, 5 and 10 % PER) and "per-20s" (the PER
+sweep over 20 s) say what those would change.
+
 The package: `paper` (the paper's numbers, our settings, the path model), `study` (the grid and
 the analysis), `tables`, `claims` (checks and findings) and `figures`; the scenario is
 `tcplab/studies/scenarios/westwood_wireless.toml` (`examples/westwood_wireless.toml`).
@@ -50,12 +55,16 @@ from .paper import (
     DELAYS_MS,
     ERRATA,
     HEADERS,
+    HTTP_APP,
+    HTTP_PERS,
     LABELS,
     PACKET,
     PAPER,
     PERS,
     SETTINGS,
     SETUPS,
+    SHORT_PERS,
+    SHORT_STOP_S,
     SPEEDS_MBPS,
     STANDARD,
     STOP_S,
@@ -77,12 +86,16 @@ __all__ = [
     "DELAY_SWEEP_PER",
     "ERRATA",
     "HEADERS",
+    "HTTP_APP",
+    "HTTP_PERS",
     "LABELS",
     "PACKET",
     "PAPER",
     "PERS",
     "SETTINGS",
     "SETUPS",
+    "SHORT_PERS",
+    "SHORT_STOP_S",
     "SPEEDS_MBPS",
     "STANDARD",
     "STOP_S",

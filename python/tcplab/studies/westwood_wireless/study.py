@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._base import Case, FigureSpec, Study, StudyOption, StudyResult, TableOut, parse_bool
 from .._kit import study_scenario
-from . import statements
+from . import statements, timeseries
 from .claims import checks, findings
 from .figures import SWEEP_FIGURES, fig_sweep, fig_time
 from .paper import (
@@ -19,11 +19,15 @@ from .paper import (
     DELAY_SWEEP_PER,
     DELAYS_MS,
     ERRATA,
+    HTTP_APP,
+    HTTP_PERS,
     PACKET,
     PAPER,
     PERS,
     SETTINGS,
     SETUPS,
+    SHORT_PERS,
+    SHORT_STOP_S,
     SPEEDS_MBPS,
     STANDARD,
     STOP_S,
@@ -127,6 +131,7 @@ class WestwoodWireless(Study):
         variants: Sequence[str] = VARIANTS,
         timeseries: bool = True,
         uncapped: bool = True,
+        alternatives: bool = True,
         westwood_recovery: str = "reno",
         westwood_model: str = WESTWOOD_MODEL,
     ) -> None:
@@ -153,6 +158,7 @@ class WestwoodWireless(Study):
         self.variants = tuple(variants)
         self.timeseries = timeseries
         self.uncapped = uncapped
+        self.alternatives = alternatives
 
     def configure(self, options: Mapping[str, Any]) -> WestwoodWireless:
         """A copy with the grid the options ask for (`self` when it is the same)."""
@@ -180,6 +186,7 @@ class WestwoodWireless(Study):
             stop_s=self.stop_s,
             variants=self.variants,
             timeseries=self.timeseries,
+            alternatives=self.alternatives,
             **want,
         )
 
@@ -203,6 +210,7 @@ class WestwoodWireless(Study):
         *,
         window_packets: int | None = None,
         traces: bool = False,
+        extra: dict[str, Any] | None = None,
     ) -> Case:
         cc, lr = variant_pairs()[variant]
         return Case(
@@ -230,8 +238,11 @@ class WestwoodWireless(Study):
                 "links.wired.delay": f"{SETUPS[setup]:g}ms",
                 **({"tcp.rcv_buf": window_packets * PACKET} if window_packets is not None else {}),
                 **(self._westwood() if cc == "westwood" else {}),
+                **(extra or {}),
             },
             traces=traces or sweep == "time",
+            # Figure 3's statements are judged over every seed's trace (`timeseries`)
+            trace_all=sweep == "time",
         )
 
     def _westwood(self) -> dict[str, Any]:
@@ -268,6 +279,15 @@ class WestwoodWireless(Study):
                     for d in self.delays_ms:
                         prop = d if round_trip else 2 * d  # the two-way time of the path
                         out.append(self._case(setup, sweep, v, per, rate0, prop, d))
+                if self.alternatives:
+                    # the paper's HTTP, and the shortest run its Figure 3 allows
+                    http = {"apps": [HTTP_APP]}
+                    for p in HTTP_PERS:
+                        out.append(self._case(setup, "http", v, p, rate0, prop0, p, extra=http))
+                    short = {"stop_time": f"{SHORT_STOP_S:g}s"}
+                    for p in SHORT_PERS:
+                        out.append(self._case(setup, "per-20s", v, p, rate0, prop0, p,
+                                              extra=short))  # fmt: skip
         return out
 
     def westwood_line(self) -> str:
@@ -299,7 +319,8 @@ class WestwoodWireless(Study):
     def metrics(self, result: Result) -> dict[str, Any]:
         s = result.summary
         app = s["apps"][0]
-        snd = s["connections"][0]["client"]
+        # the data sender: the bulk app's client, the web server of an http app
+        snd = s["connections"][0]["server" if app.get("kind") == "http" else "client"]
         wl = next(x for x in s["links"] if x["name"] == "wireless")
         elapsed = float(s.get("sim_time_s") or self.stop_s) - float(app.get("start_s") or 0.0)
         got = float(app.get("bytes_received") or 0)
@@ -318,6 +339,7 @@ class WestwoodWireless(Study):
             "srtt_s": float(snd.get("srtt_s") or math.nan),
             "drops_error": drops,
             "drops_queue": int(wl["ab"].get("frames_dropped_queue", 0)),
+            **timeseries.run_metrics(result),
         }
 
     # -- analysis ---------------------------------------------------------------------------
@@ -337,17 +359,11 @@ class WestwoodWireless(Study):
                 res.tables.append(t)
         res.checks.extend(checks(m, self.setups))
         res.findings.extend(findings(m, self.setups, self.westwood_line()))
-        # Figure 3's time series (the traced first seed) and the conclusion.
+        # Figure 3's time series (every seed) and the conclusion.
         for setup in self.setups:
-            traced = {
-                c.variant: res.traced[c.key]
-                for c in self.cases()
-                if c.group == "time" and c.params["setup"] == setup and c.key in res.traced
-            }
-            res.findings.extend(statements.figure3(traced, setup, res.seeds[0]))
-            res.findings.extend(
-                statements.timeouts(traced, setup, res.seeds[0], self.westwood_model)
-            )
+            ts = timeseries.seeds_of(res.runs, setup)
+            res.findings.extend(timeseries.figure3(ts, setup))
+            res.findings.extend(timeseries.timeouts(ts, setup, self.westwood_model))
             res.findings.extend(statements.conclusion(m, setup))
             top = next(
                 (
@@ -361,6 +377,9 @@ class WestwoodWireless(Study):
                 None,
             )
             res.findings.extend(statements.uncapped(m, setup, top))
+        if self.alternatives:
+            res.findings.extend(statements.http(m, self.setups))
+            res.findings.extend(statements.duration(m, self.setups))
         res.findings.append(statements.index(self.setups))
 
     def summary_table(self, res: StudyResult) -> TableOut | None:
