@@ -241,3 +241,17 @@ def test_every_scenario_field_has_its_entry_on_the_site(site: Path) -> None:
     index = _text((site / "reference" / "scenario" / "index.html").read_text())
     assert "rcv_buf_max" in index
     assert "<table" not in (site / "reference" / "scenario" / "tcp.html").read_text()
+
+
+def test_architecture_md_becomes_a_page_whose_links_work() -> None:
+    from tcplab import _docs
+
+    text = (
+        "See [the tutorial](docs/tutorial.md), [README](README.md), "
+        "[`python/tcplab/api.py`](python/tcplab/api.py), [floors](#floors) and "
+        "[Dask](https://docs.dask.org)."
+    )
+    assert _docs.architecture_markdown(text) == (
+        "See [the tutorial](tutorial.md), README (`README.md`), `python/tcplab/api.py`, "
+        "[floors](#floors) and [Dask](https://docs.dask.org)."
+    )
