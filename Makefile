@@ -27,9 +27,9 @@ build: $(STAMP)
 	cargo build --release -q -p tcplab-netem
 	$(PY) -m compileall -q python/tcplab
 
-# The testbed's system tools (network namespaces, offload switches) and ns-2 (the conformance
-# suite). Installed with apt when running as root on Debian and missing; otherwise the tests
-# that need them skip and say why.
+# The testbed's system tools (network namespaces, offload switches), ns-2 (the conformance
+# suite) and Chromium (the docs site's browser test). Installed with apt when running as root on
+# Debian and missing; otherwise the tests that need them skip and say why.
 sysdeps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	   ! (command -v ip && command -v ethtool && command -v sysctl) >/dev/null 2>&1; then \
@@ -40,6 +40,11 @@ sysdeps:
 	  echo "installing ns2 (the ns-2 conformance suite)"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2 >/dev/null) || \
 	    echo "ns2 could not be installed: the ns-2 conformance tests will skip"; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v chromium >/dev/null; then \
+	  echo "installing chromium (the docs site's browser test)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	    echo "chromium could not be installed: the docs site's browser test will skip"; \
 	fi
 
 run: build
@@ -53,10 +58,10 @@ test-rust:
 test-py: build
 	$(VENV)/bin/pytest -q
 
-# The docs site (mkdocs, material theme), warnings as errors: the scenario reference and the
-# studies' list are generated from the code first.
+# The docs site (mkdocs, material theme) into site/, warnings as errors; the pages that come
+# from the code (scenario reference, command line, API, studies) are made during the build
+# (docs/hooks.py). Open site/index.html from the disk: it needs no server.
 docs: build
-	$(PY) -m tcplab._docs .
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
 
 bench: build
@@ -65,12 +70,12 @@ bench: build
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests bench
-	$(VENV)/bin/ruff format --check python tests bench
+	$(VENV)/bin/ruff check python tests bench docs/hooks.py
+	$(VENV)/bin/ruff format --check python tests bench docs/hooks.py
 
 fmt: $(STAMP)
 	cargo fmt --all
-	$(VENV)/bin/ruff format python tests bench
+	$(VENV)/bin/ruff format python tests bench docs/hooks.py
 
 clean:
 	rm -rf $(VENV) target out

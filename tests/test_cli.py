@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import tcplab
-from conftest import assert_results_identical
+from conftest import ROOT, assert_results_identical
 from tcplab import Result, Scenario
 from tcplab.cli import app
 from tcplab.cli._common import parse_assignment
@@ -116,8 +116,33 @@ def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     assert res.exit_code == 2
 
 
-def test_validate_prints_the_resolved_settings(tiny_file: Path) -> None:
-    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000", "--set", "tcp.profile=linux")
+def test_validate_says_valid_and_what_the_scenario_holds() -> None:
+    res = invoke("validate", ROOT / "examples" / "dumbbell.toml", "--set", "tcp.profile=linux")
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0] == f"valid: {ROOT / 'examples' / 'dumbbell.toml'}"
+    assert "  nodes  10: 8 hosts (s1, s2, s3, s4, d1, d2, d3, d4); 2 routers (r1, r2)" in lines
+    assert "  apps   4:" in lines
+    # each application with its sender, receiver and resolved TCP (profile, algorithms, MSS)
+    assert "    flow1  bulk, s1 -> d1, profile linux: reno + dupack, mss 1460" in lines
+    assert "    flow4  bulk, s4 -> d4, profile linux: bbr + rack-tlp, mss 1460" in lines
+    bottleneck = next(line for line in lines if line.startswith("    bottleneck"))
+    assert "r1 - r2" in bottleneck and "10Mbps" in bottleneck and "ber(ber=1e-06)" in bottleneck
+    assert len(lines) < 25  # a summary: the resolved settings are behind --json
+
+
+def test_validate_counts_what_it_would_not_list() -> None:
+    res = invoke("validate", ROOT / "examples" / "campus.toml")
+    assert res.exit_code == 0, res.output
+    assert "  apps   30:" in res.stdout
+    assert "    10 http (http_0, http_1, http_2, http_3, http_4, http_5, http_6, http_7, ... " \
+        "(2 more)), profile rfc: reno + dupack, mss 1460" in res.stdout  # fmt: skip
+    assert "    ... (8 more)" in res.stdout  # 16 links, 8 listed
+
+
+def test_validate_json_prints_the_resolved_settings(tiny_file: Path) -> None:
+    res = invoke("validate", tiny_file, "--set", "tcp.mss=1000", "--set", "tcp.profile=linux",
+                 "--json")  # fmt: skip
     assert res.exit_code == 0, res.output
     resolved = json.loads(res.stdout)
     sc = Scenario.from_toml(tiny_file).with_overrides({"tcp.mss": 1000, "tcp.profile": "linux"})
@@ -271,3 +296,22 @@ def test_importing_the_cli_leaves_the_collector_as_it_found_it(before: str, afte
     code = f"import gc\n{before}\nimport tcplab.cli\n{after}\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_results_headers_show_where_columns_sharing_a_prefix_differ(
+    tiny_file: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "store"
+    res = invoke("sweep", tiny_file, "--grid", "links.wan.ba.error.p=0,0.02", "--seeds", "1..2",
+                 "--store", store)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["results", str(store)], env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    header = res.stdout.split("┡")[0]
+    assert "…" not in header
+    # every column's whole name, read down its header (broken after dots, folded if narrow)
+    cells = [[c.strip() for c in line.strip()[1:-1].split("┃")] for line in header.splitlines()
+             if line.startswith("┃")]  # fmt: skip
+    names = ["".join(row[i] for row in cells) for i in range(len(cells[0]))]
+    assert "apps.download.response_time_s" in names
+    assert "apps.download.response_time_s.ci95" in names

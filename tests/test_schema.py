@@ -117,12 +117,75 @@ def test_schema_cli_json_markdown_and_tables() -> None:
     assert rows == tcplab.schema.fields()
     mss = next(r for r in rows if r["path"] == "tcp.mss")
     assert (mss["type"], mss["unit"], mss["default"]) == ("integer", "bytes", "profile")
+    assert mss["doc"] == "reference/scenario/tcp.html#mss"
     assert {r["path"] for r in rows} >= {"direction.rate", "direction.queue", "output.queues",
                                          "error.ber", "apps[].packet_size"}  # fmt: skip
     md = subprocess.run([TCPLAB, "schema", "--markdown"], capture_output=True, text=True)
     assert md.returncode == 0 and md.stdout.startswith("# Scenario reference")
-    assert md.stdout.count("\n| `") == len(rows)  # one table row per field
+    assert md.stdout.count("\n### `") == len(rows)  # one entry per field
     both = subprocess.run(
         [TCPLAB, "schema", "--json", "--markdown"], capture_output=True, text=True
     )
     assert both.returncode == 2 and both.stderr.startswith("error: --json and --markdown")
+    tables = subprocess.run([TCPLAB, "schema"], capture_output=True, text=True, check=True)
+    for section in tcplab.schema.SECTIONS:
+        page = tcplab.schema.page(section).removesuffix(".md") + ".html"
+        assert f"docs: {page}" in tables.stdout
+
+
+def test_every_field_has_its_own_entry_on_its_sections_page() -> None:
+    rows = tcplab.schema.fields()
+    anchors: dict[str, set[str]] = {}
+    for f in rows:
+        page, _, anchor = f["doc"].partition("#")
+        assert anchor not in anchors.setdefault(page, set()), f["path"]  # unique on its page
+        anchors[page].add(anchor)
+        text = tcplab.schema.section_markdown(f["section"], rows)
+        entry = text.split(f"{{ #{anchor} }}", 1)[1].split("\n### ", 1)[0]
+        assert f"**Type**: {f['type']}" in entry
+        assert "**Default**" in entry and "**Allowed**" in entry
+        if tcplab.schema.example_line(f):
+            assert f"Example: `{tcplab.schema.example_line(f)}`" in entry
+    assert len(anchors) == len({f["section"] for f in rows})  # a page a section
+
+
+@pytest.mark.parametrize(
+    ("path", "section", "found"),
+    [
+        ("tcp.mss", "tcp", ["tcp.mss"]),
+        ("links.wan.rate", "direction", ["direction.rate"]),  # a direction's field on the link
+        ("links.wan.ab.error.p", "error", ["error.p"]),
+        ("links[].rate", "direction", ["direction.rate"]),
+        ("apps.web.tcp.mss", "tcp", ["tcp.mss"]),  # an application's own tcp table
+        ("apps.web.think_time.mean", "distribution", ["distribution.mean"] * 3),
+        ("nodes.fw.rules.0.port", "nodes[].rules[]", ["nodes[].rules[].port"]),
+        ("profiles.p.apps.0.size", "apps[]", ["apps[].size", "apps[].size"]),
+        ("apps[].size", "apps[]", ["apps[].size", "apps[].size"]),  # ftp's and bulk's
+    ],
+)
+def test_find_resolves_a_path_as_set_writes_it(path: str, section: str, found: list[str]) -> None:
+    got_section, fields = tcplab.schema.find(path)
+    assert got_section == section
+    assert [f["path"] for f in fields] == found
+
+
+def test_find_names_the_nearest_field_of_a_misspelt_path() -> None:
+    with pytest.raises(errors.UnknownFieldError) as info:
+        tcplab.schema.find("links.wan.rat")
+    assert str(info.value).startswith("links.wan.rat: no field 'rat' in links[]")
+    assert "(did you mean 'rate'?)" in str(info.value)
+    assert "delay" in info.value.allowed  # the direction's fields, allowed on a link
+    with pytest.raises(errors.UnknownFieldError, match=r"run.seed \(integer\) has no fields"):
+        tcplab.schema.find("run.seed.x")
+
+
+def test_schema_cli_prints_a_field_with_its_docs_page() -> None:
+    res = subprocess.run([TCPLAB, "schema", "links.wan.rate"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "links.wan.rate: direction.rate"
+    assert "  docs      reference/scenario/direction.html#rate" in res.stdout
+    assert "  example   rate = " in res.stdout
+    bad = subprocess.run([TCPLAB, "schema", "tcp.mms"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("error: tcp.mms: no field 'mms' in tcp (did you mean 'mss'?)")
+    assert len(bad.stderr.splitlines()) == 1

@@ -1,9 +1,10 @@
-"""Results as flat columns: the one flattening the store, the studies and notebooks share.
+"""Results as flat columns: the one flattening the store, the studies and notebooks share::
 
 >>> import tcplab
->>> rs = tcplab.run_many([tcplab.Scenario.from_toml("examples/sarkar2022.toml")])  # doctest: +SKIP
->>> tcplab.results_frame(rs).columns[:3].tolist()                                # doctest: +SKIP
-['seed', 'tcplab_version', 'sim_time_s']
+>>> rs = tcplab.run_many([tcplab.Scenario.from_toml("examples/sarkar2022.toml")])
+>>> frame = tcplab.results_frame(rs)
+>>> frame[["seed", "apps.ftp.bytes", "apps.ftp.kind"]].values.tolist()
+[[1, 10000000, 'ftp']]
 """
 
 from __future__ import annotations

@@ -250,7 +250,12 @@ def star(
     :param congestion_control: per-client congestion control of the download (the server's
         sender), one value or one per client; None keeps the profile's.
     :param loss_recovery: per-client loss recovery, likewise.
-    :param profile, stop_time, name, seed, trace, overrides: as in `dumbbell`.
+    :param profile: as in `dumbbell`.
+    :param stop_time: as in `dumbbell`.
+    :param name: as in `dumbbell`.
+    :param seed: as in `dumbbell`.
+    :param trace: as in `dumbbell`.
+    :param overrides: as in `dumbbell`.
     """
     n = _count("n", n)
     delays = _per_flow("delay", delay, n)
@@ -350,7 +355,12 @@ def campus(
     :param link_series: `output.link_series` (statistics per interval of every link); None: off.
     :param app_series: `output.app_series` (response times per interval of each application
         kind over every user); None: off.
-    :param profile, stop_time, name, seed, trace, overrides: as in `dumbbell`.
+    :param profile: as in `dumbbell`.
+    :param stop_time: as in `dumbbell`.
+    :param name: as in `dumbbell`.
+    :param seed: as in `dumbbell`.
+    :param trace: as in `dumbbell`.
+    :param overrides: as in `dumbbell`.
     """
     users = _count("users", users)
     apps = list(apps) if not isinstance(apps, str) else [apps]

@@ -11,6 +11,7 @@ the simulator knows.
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
+import textwrap
 from pathlib import Path
 from typing import Annotated
 
@@ -126,6 +127,15 @@ def run_cmd(
 def validate_cmd(
     file: FileArg,
     assignments: SetOpt = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print, as JSON, what the core resolved: each application's TCP settings with "
+            "the profile expanded and its data and ACK paths hop by hop, in SI units (seconds, "
+            "bytes, bit/s).",
+        ),
+    ] = False,
     normalized: Annotated[
         bool,
         typer.Option(
@@ -135,52 +145,168 @@ def validate_cmd(
         ),
     ] = False,
 ) -> None:
-    """Check a scenario and print, as JSON, what the core resolved: each application's TCP
-    settings with the profile expanded and its data and ACK paths hop by hop, in SI units
-    (seconds, bytes, bit/s)."""
+    """Check a scenario: print "valid" and what it holds (nodes, links, applications with
+    their TCP profile), or one line error: ... naming the field (exit status 2)."""
+    if as_json and normalized:
+        raise fail("--json and --normalized: choose one output")
     with tcplab_errors():
         scenario = load_scenario(file, assignments or [])
-        text = (
-            scenario.to_json(normalized=True)
-            if normalized
-            else json.dumps(scenario.describe(), indent=2)
-        )
-    typer.echo(text)
+        if normalized:
+            typer.echo(scenario.to_json(normalized=True))
+            return
+        described = scenario.describe()
+    if as_json:
+        typer.echo(json.dumps(described, indent=2))
+        return
+    typer.echo("\n".join(_summary(file, scenario.to_dict(), described)))
+
+
+#: Above this many nodes, links or applications, `validate` counts them by kind.
+_LISTED = 8
+
+
+def _some(names: list[str]) -> str:
+    shown = ", ".join(names[:_LISTED])
+    return shown + (f", ... ({len(names) - _LISTED} more)" if len(names) > _LISTED else "")
+
+
+def _summary(file: Path, scenario: dict, described: dict) -> list[str]:
+    """`tcplab validate`'s lines: valid, then the run, nodes, links and applications."""
+    run = scenario.get("run", {})
+    lines = [f"valid: {file}"]
+    stop = f"{described['stop_time_s']:g} s" if described.get("stop_time_s") is not None else "-"
+    lines.append(f"  run    {described.get('name') or run.get('name', '')}: seed "
+                 f"{described.get('seed')}, stop time {stop}")  # fmt: skip
+    nodes = scenario.get("nodes", [])
+    kinds: dict[str, list[str]] = {}
+    for node in nodes:
+        kinds.setdefault(node.get("kind", "host"), []).append(node["name"])
+    parts = [f"{len(names)} {kind}{'s' if len(names) > 1 else ''} ({_some(names)})"
+             for kind, names in kinds.items()]  # fmt: skip
+    lines.append(f"  nodes  {len(nodes)}: " + "; ".join(parts))
+    links = scenario.get("links", [])
+    lines.append(f"  links  {len(links)}:")
+    for link in links[:_LISTED]:
+        text = f"    {link.get('name', '')}  {link['a']} - {link['b']}"
+        text += f"  {link.get('rate', '?')}, {link.get('delay', '0s')}"
+        if link.get("queue", "unlimited") != "unlimited":
+            text += f", queue {link['queue']}"
+        for way in ("ab", "ba"):
+            error = {**link.get("error", {}), **link.get(way, {}).get("error", {})}
+            if error.get("model", "none") != "none":
+                args = ", ".join(f"{k}={v}" for k, v in error.items() if k != "model")
+                text += f", {way} error {error['model']}({args})"
+        lines.append(text)
+    if len(links) > _LISTED:
+        lines.append(f"    ... ({len(links) - _LISTED} more)")
+    apps = described.get("apps", [])
+    lines.append(f"  apps   {len(apps)}:")
+    groups: dict[tuple, list[str]] = {}
+    for app in apps:
+        tcp = app.get("tcp", {})
+        stack = (f"profile {tcp.get('profile')}: {tcp.get('congestion_control')} + "
+                 f"{tcp.get('loss_recovery')}, mss {tcp.get('mss')}")  # fmt: skip
+        kind = app.get("app", {}).get("kind", "")
+        if len(apps) <= _LISTED:
+            sender = app.get("sender", app["server"])
+            receiver = app["client"] if sender != app["client"] else app["server"]
+            lines.append(f"    {app['name']}  {kind}, {sender} -> {receiver}, {stack}")
+        else:
+            groups.setdefault((kind, stack), []).append(app["name"])
+    for (kind, stack), names in groups.items():
+        lines.append(f"    {len(names)} {kind} ({_some(names)}), {stack}")
+    lines.append("every resolved setting, in SI units: tcplab validate FILE --json")
+    return lines
 
 
 @app.command("schema")
 def schema_cmd(
+    path: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[PATH]",
+            help="A field (tcp.mss, links.wan.rate, links[].rate) or a section (tcp, links[]): "
+            "print its entries in full, each with its page in the docs site.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     as_markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print the Markdown reference (the docs' page).")
+        bool, typer.Option("--markdown", help="Print the Markdown reference (the docs' pages).")
     ] = False,
 ) -> None:
-    """List every scenario field with its type, unit, default and allowed values, from the
-    list the core's parser takes its fields from."""
-    from tcplab import schema
+    """List every scenario field with its type, unit and default, section by section, with the
+    page of the docs site (built by make docs into site/) that documents the section; or one
+    field's or section's entries in full. From the list the core's parser takes its fields
+    from."""
+    from tcplab import errors, schema
 
     if as_json and as_markdown:
         raise fail("--json and --markdown: choose one output format")
+    rows = schema.fields()
+    if path is not None:
+        try:
+            section, rows = schema.find(path, rows)
+        except errors.TcplabError as e:
+            raise fail(e) from None
     if as_json:
-        typer.echo(json.dumps(schema.fields(), indent=2))
-        return
-    if as_markdown:
-        typer.echo(schema.markdown())
-        return
+        typer.echo(json.dumps(rows, indent=2))
+    elif as_markdown:
+        whole = path is None
+        typer.echo(schema.markdown() if whole else schema.entries_markdown(rows))
+    elif path is not None:
+        _print_entries(path, rows)
+    else:
+        _print_sections(rows)
+
+
+def _print_entries(path: str, rows: list[dict]) -> None:
+    """`tcplab schema PATH`: each field in full, as the docs' entry has it."""
+    from tcplab import schema
+
+    for n, f in enumerate(rows):
+        kind, _, value = f["when"].partition("=")
+        head = (
+            f["path"]
+            if f["path"] in (path, f"{path}.{f['key']}") or len(rows) > 1
+            else (f"{path}: {f['path']}")
+        )
+        head += f'  (only with {kind} = "{value}")' if value else ""
+        unit = f", in {f['unit']}" if f["unit"] else ""
+        lines = ["" if n else None, head, f"  type      {f['type']}{unit}"]
+        lines += [f"  default   {f['default'] or 'none'}", f"  allowed   {f['allowed']}"]
+        if schema.example_line(f):
+            lines.append(f"  example   {schema.example_line(f)}")
+        lines.append(f"  docs      {f['doc']}")
+        typer.echo("\n".join(line for line in lines if line is not None))
+        typer.echo(textwrap.fill(f["description"], width=96, initial_indent="  ",
+                                 subsequent_indent="  "))  # fmt: skip
+
+
+def _print_sections(rows: list[dict]) -> None:
+    """`tcplab schema`: a table a section (key, type and unit, default), titled with where it
+    is written and its docs page."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from tcplab import schema
+
     console = Console()
-    rows = schema.fields()
-    for section, where in schema.SECTIONS.items():
-        table = Table(title=escape(f"{section or 'top level'}: {where}"), title_justify="left")
-        for col in ("key", "for", "type", "unit", "default", "allowed", "description"):
-            table.add_column(col, no_wrap=col in ("key", "type"))
-        cols = ("key", "when", "type", "unit", "default", "allowed", "description")
+    for section in dict.fromkeys(f["section"] for f in rows):
+        where = schema.SECTIONS.get(section, "")
+        doc = schema.page(section).removesuffix(".md") + ".html"
+        console.print(escape(f"{section or 'top level'}: {where}"), style="bold", soft_wrap=True)
+        console.print(escape(f"docs: {doc}"), soft_wrap=True)
+        table = Table()
+        for col in ("key", "for", "type", "default"):
+            table.add_column(col, no_wrap=col != "default", overflow="fold")
         for f in (f for f in rows if f["section"] == section):
-            table.add_row(*(escape(str(f[k])) for k in cols))
+            unit = f" ({f['unit']})" if f["unit"] else ""
+            cells = (f["key"], f["when"], f["type"] + unit, f["default"] or "none")
+            table.add_row(*(escape(c) for c in cells))
         console.print(table)
+    console.print("tcplab schema PATH prints a field in full: allowed values, description.")
 
 
 @app.command("variants")

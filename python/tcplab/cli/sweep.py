@@ -133,6 +133,20 @@ def sweep_cmd(
         )
 
 
+def _header(name: str, width: int = 16) -> str:
+    """A column's name as a table header: a dotted path broken after its dots into lines of
+    about `width` characters (``apps.ftp.`` / ``response_time_s.`` / ``ci95``), so that columns
+    sharing a long prefix (apps.ftp.response_time_s and apps.ftp.response_time_s.ci95) still
+    show where they differ instead of an ellipsis."""
+    lines: list[str] = []
+    for part in name.replace(".", ".\n").splitlines():
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
 def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
     if as_csv:
         sys.stdout.write(df.to_csv(index=False))
@@ -147,7 +161,7 @@ def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
     console = wide_console(max(120, 16 * len(df.columns)))
     table = Table(title_justify="left")
     for col in df.columns:
-        table.add_column(str(col), justify="right")
+        table.add_column(_header(str(col)), justify="right", overflow="fold")
     for row in df.itertuples(index=False):
         table.add_row(*(fmt_number(v) if not isinstance(v, str) else v for v in row))
     console.print(table)

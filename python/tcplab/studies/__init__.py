@@ -1,11 +1,12 @@
 """Published studies, reproduced: each module or subpackage of this package defines one study as
-a module-level ``STUDY`` (an instance of a `Study` subclass); the registry finds them.
+a module-level ``STUDY`` (an instance of a `Study` subclass); the registry finds them::
 
->>> import tcplab.studies
->>> tcplab.studies.names()                                          # doctest: +SKIP
-['sarkar2022']
->>> res = tcplab.studies.get("sarkar2022").run(seeds=3, out="out/sarkar2022")  # doctest: +SKIP
->>> res.report_path                                                 # doctest: +SKIP
+    >>> import tcplab.studies
+    >>> "sarkar2022" in tcplab.studies.names()
+    True
+    >>> res = tcplab.studies.get("sarkar2022").run(seeds=1, out="out/sarkar2022")
+    >>> str(res.report_path)
+    'out/sarkar2022/report.html'
 
 Adding a study: write ``tcplab/studies/<name>.py`` (or a package ``<name>/`` whose
 ``__init__`` exports it) with ``STUDY = MyStudy()``; nothing else needs to change (modules whose

@@ -1,10 +1,12 @@
-"""Sweeps: a base scenario, a grid and seeds, run into a resumable results store.
+"""Sweeps: a base scenario, a grid and seeds, run into a resumable results store::
 
->>> import tcplab
->>> grid = {"links.wan.ab.error.p": [0, 0.01], "tcp.congestion_control": "reno,cubic"}
->>> sw = tcplab.Sweep("examples/sarkar2022.toml", grid=grid, seeds="1..10")  # doctest: +SKIP
->>> out = sw.run(store="out/sweep")                                        # doctest: +SKIP
->>> tcplab.Store("out/sweep").sql("SELECT count(*) FROM runs")             # doctest: +SKIP
+    >>> import tcplab
+    >>> grid = {"links.wan.ab.error.p": [0, 0.01], "tcp.congestion_control": "reno,cubic"}
+    >>> sw = tcplab.Sweep("examples/sarkar2022.toml", grid=grid, seeds="1..10")
+    >>> out = sw.run(store="out/sweep")
+    >>> tcplab.Store("out/sweep").sql("SELECT count(*) AS runs FROM runs")
+       runs
+    0    40
 
 Every run has a `run_id`, a hash of its normalized scenario (without the output switches,
 which do not change what is simulated) and its seed. A store keeps one row per run_id; a sweep
