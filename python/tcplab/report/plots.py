@@ -50,15 +50,20 @@ def new_figure(
 
 
 def save_figure(fig: Figure, outdir: str | Path, name: str, *, dpi: int = 110) -> dict[str, Path]:
-    """Write `name`.png and `name`.svg into `outdir`; return their paths by format."""
+    """Write `name`.png and `name`.svg into `outdir`; return their paths by format. Each file
+    is drawn in memory and written by `tcplab._atomic.write_file`: whole or absent, also on a
+    full disk; `name` must be a name (it stays inside `outdir`)."""
     import matplotlib
 
+    from tcplab._atomic import inside, write_file
+
     out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"png": out / f"{name}.png", "svg": out / f"{name}.svg"}
+    paths = {fmt: inside(out, f"{name}.{fmt}", field="figure name") for fmt in ("png", "svg")}
     with matplotlib.rc_context(_RC):
-        fig.savefig(paths["png"], format="png", dpi=dpi, metadata=_PNG_META)
-        fig.savefig(paths["svg"], format="svg", metadata=_SVG_META)
+        for fmt, meta, kw in (("png", _PNG_META, {"dpi": dpi}), ("svg", _SVG_META, {})):
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, metadata=meta, **kw)
+            write_file(paths[fmt], buf.getvalue())
     return paths
 
 
