@@ -96,18 +96,26 @@ def _pid_alive(pid: int) -> bool:
 _WORK = re.compile(r"\.writing-(\d+)-")
 
 
-def clean_stale(directory: Path, name: str) -> None:
-    """Remove what killed writers of `directory/name` left beside it: working files and
-    directories (``.NAME.writing-PID-*``) of processes that are gone, and an earlier
-    directory set aside (``.NAME.old-*``) once `name` exists again."""
+_ANY_WORK = re.compile(r"\.(.+)\.writing-(\d+)-[0-9a-z_]+$")
+
+
+def clean_stale(directory: Path, name: str | None = None) -> None:
+    """Remove what killed writers of `directory/name` (of any name in `directory` if None)
+    left beside it: working files and directories (``.NAME.writing-PID-*``) of processes
+    that are gone, and an earlier directory set aside (``.NAME.old-*``) once `name` exists
+    again."""
     try:
         entries = list(directory.iterdir())
     except OSError:
         return
-    final_there = (directory / name).exists()
+    final_there = name is not None and (directory / name).exists()
     for p in entries:
         n = p.name
-        if n.startswith(f".{name}.writing-"):
+        if name is None:
+            m = _ANY_WORK.match(n)
+            if m is None or _pid_alive(int(m[2])):
+                continue
+        elif n.startswith(f".{name}.writing-"):
             m = _WORK.match(n, len(name) + 1)
             if m is None or _pid_alive(int(m[1])):
                 continue
