@@ -145,6 +145,12 @@ def load_toml_file(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     source = os.fspath(path)
     try:
+        if not stat.S_ISREG(os.stat(source).st_mode):  # a pipe would block, a device not end
+            raise _errors._make(
+                _errors.ParseError,
+                f"{source}: not a regular file; a scenario is a UTF-8 TOML file",
+                format="TOML",
+            )
         with open(source, "rb") as f:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode):

@@ -105,6 +105,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         value: Any = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        raise errors._invalid(
+            key, raw[:40] + "...", "nested too deeply to read", "a value nesting a few levels"
+        ) from None
     return key, value
 
 

@@ -227,11 +227,11 @@ class Sweep:
         self.axes: list[tuple[str, list[Any]]] = [(a.path, a.given) for a in self._axes]
         self.points = Points(self.axes, zip_=self.zip)
         self.seeds: Seeds = parse_seeds(seeds, limit=max_runs)
-        total = len(self.points) * len(self.seeds)
+        total = self.points.count * len(self.seeds)
         if total > max_runs:
             raise _errors._invalid(
                 "sweep",
-                f"{len(self.points)} points x {len(self.seeds)} seeds",
+                f"{self.points.count} points x {len(self.seeds)} seeds",
                 f"{total} runs, more than the limit of {max_runs}",
                 "fewer points or seeds, or a higher limit (tcplab sweep --max-runs N, "
                 "Sweep(..., max_runs=N))",

@@ -352,6 +352,8 @@ class Points(Sequence[dict[str, Any]]):
 
     def __init__(self, axes: Sequence[tuple[str, Sequence[Any]]], *, zip_: bool = False) -> None:
         self._n = _check_axes(axes, zip_)
+        #: The number of points (also beyond what `len` can return).
+        self.count = self._n
         self.axes = [(p, list(v)) for p, v in axes]
         self.zip = zip_
 

@@ -125,7 +125,13 @@ def open_writer(
         raise StoreError(f"{path}: not a directory; a store is a directory")
     _refuse_links(path) if path.is_dir() else None
     path.mkdir(parents=True, exist_ok=True)
+    for name in ("parts", "plans", "tables", "traces"):  # a file where a folder belongs
+        if (path / name).exists() and not (path / name).is_dir():
+            _aside(path, [path / name], name)
+            say(f"{path / name} was not a directory; set aside in {path / 'damaged'}")
     (path / "parts").mkdir(exist_ok=True)
+    if (path / ".lock").exists() and not regular_file(path / ".lock"):
+        _aside(path, [path / ".lock"], "lock")
     fd = _take_lock(path)
     try:
         try:
@@ -166,6 +172,8 @@ def open_writer(
             if base_given is not None:
                 m["base_given"] = dict(base_given)
             if damaged_manifest or store.part_paths():
+                if (path / _MANIFEST).exists() or (path / _MANIFEST).is_symlink():
+                    _aside(path, [path / _MANIFEST], "store.json")
                 say(f"{path / _MANIFEST} was damaged or missing; written again for this sweep")
         known = list(m.get("grid_paths", []))
         new = [p for p in grid_paths if p not in known]
@@ -181,6 +189,16 @@ def open_writer(
     except BaseException:
         os.close(fd)
         raise
+
+
+def _aside(path: Path, files: Iterable[Path], name: str) -> Path:
+    """Move `files` (of the store at `path`) into damaged/NAME-<stamp>/."""
+    dest = path / "damaged" / f"{name}-{_stamp()}"
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        if f.exists() or f.is_symlink():
+            os.replace(f, dest / f"{f.parent.name}-{f.name}")
+    return dest
 
 
 def _foreign_parts(store: Store, base_hash: str) -> str | None:
@@ -273,15 +291,13 @@ class StoreWriter:
             if regular_file(f):
                 tables[name] = file_crc(f)
         text = ids_text(ids, store=self.base_hash, size=size, crc=crc, tables=tables)
-        write_file(part.with_name(part.name + ".ids"), text.encode())
+        listing = part.with_name(part.name + ".ids")
+        if listing.exists() and not regular_file(listing):
+            self._move_aside([listing], listing.name)
+        write_file(listing, text.encode())
 
     def _move_aside(self, files: Iterable[Path], name: str) -> Path:
-        dest = self.store.path / "damaged" / f"{name}-{_stamp()}"
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in files:
-            if f.exists() or f.is_symlink():
-                os.replace(f, dest / f"{f.parent.name}-{f.name}")
-        return dest
+        return _aside(self.store.path, files, name)
 
     def _set_aside(self, c: PartCheck, why: str) -> None:
         dest = self._move_aside(part_files(c.part, self.store.path / "tables"), c.part.name)
