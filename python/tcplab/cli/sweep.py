@@ -149,6 +149,10 @@ def sweep_cmd(
         )
     if not repair and file is None:
         raise fail("FILE: missing; the base scenario to sweep (or --repair --store DIR)")
+    if scheduler:  # what happens to the cluster is said once, by the sweep: not Dask's log
+        from tcplab.sweep.execute import silence_dask
+
+        silence_dask()
     try:
         if repair:
             out = repair_store(

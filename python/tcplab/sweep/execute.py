@@ -41,6 +41,7 @@ __all__ = [
     "ClusterError",
     "KeepRows",
     "kept_tables",
+    "silence_dask",
 ]
 
 
@@ -472,7 +473,7 @@ def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]
 
 #: Seconds a sweep waits for a Dask worker once every worker it had is gone, before it stops
 #: (ClusterError); the environment variable TCPLAB_DASK_GRACE_S sets another.
-WORKER_GRACE_S = 30.0
+WORKER_GRACE_S = 20.0
 
 
 class Cluster:
@@ -511,13 +512,24 @@ class Cluster:
                         obj.close()
 
 
+def _dask_loggers() -> list[Any]:
+    """Dask's loggers (`distributed` and each of its own that its configuration gave a level)
+    and tornado's and asyncio's, which report its connections."""
+    import logging
+
+    import distributed  # noqa: F401 - its import sets its loggers' levels
+
+    names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]
+    return [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio", *names)]
+
+
 @contextlib.contextmanager
 def _quiet_dask() -> Iterator[None]:
     """Dask's own log lines (reconnecting, a worker lost, closing) kept off the terminal:
     what happened is said once, by the sweep."""
     import logging
 
-    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    loggers = _dask_loggers()
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL + 1)
@@ -526,6 +538,15 @@ def _quiet_dask() -> Iterator[None]:
     finally:
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
+
+
+def silence_dask() -> None:
+    """Keep Dask's log lines off the terminal for the rest of the process (the command line:
+    a client closing after the sweep may still log its lost connection)."""
+    import logging
+
+    for lg in _dask_loggers():
+        lg.setLevel(logging.CRITICAL + 1)
 
 
 @contextlib.contextmanager
@@ -599,6 +620,7 @@ class _Dask:
         self.done_runs = 0
         self.workers: set[str] = set()
         self.lost: set[str] = set()
+        self.gone: set[str] = set()
         self.empty_since: float | None = None
         self.waiting_said = False
 
@@ -609,46 +631,57 @@ class _Dask:
         )
 
     def _submit(self, batch: list[Task]) -> None:
-        f = self.client.submit(_dask_batch, self.maker, batch, pure=False)
+        try:
+            f = self.client.submit(_dask_batch, self.maker, batch, pure=False)
+        except Exception as e:  # the client closed: the scheduler is gone
+            raise self._lost_error(
+                f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
+            ) from None
         self.submitted[f.key] = batch
         self.in_flight.add(f)
 
     def _threads(self) -> int:
+        """The worker threads the scheduler has now. A worker gone is said once, when
+        others are there to run its batches (every worker gone is said by the error that
+        ends the wait, or not at all if one joins in time)."""
         try:
             info = self.client.nthreads()
         except Exception as e:  # the scheduler is gone (OSError, CommClosedError, ...)
             raise self._lost_error(f"lost the Dask scheduler at {self.address} ({e})") from None
         now = set(info)
-        for w in sorted(self.workers - now - self.lost):
-            self.lost.add(w)
-            self.notify(f"Dask worker {w} was lost; its runs are run again on the other workers")
+        self.gone |= self.workers - now - self.lost
+        if now:
+            for w in sorted(self.gone):
+                self.notify(
+                    f"Dask worker {w} was lost; its runs are run again on the other workers"
+                )
+            self.lost |= self.gone
+            self.gone = set()
         self.workers |= now
         return sum(info.values())
 
     def _watch(self) -> None:
-        """Between waits: the scheduler still there, its workers counted."""
+        """Between waits: the scheduler still there, its workers counted; no worker left for
+        `WORKER_GRACE_S` (after there were some) ends the sweep."""
         if self.client.status not in ("running", "newly-created"):
             raise self._lost_error(f"lost the Dask scheduler at {self.address}")
         if self._threads() > 0:
             self.empty_since = None
             return
-        now = time.monotonic()
-        if not self.workers - self.lost:
-            if not self.workers and not self.waiting_said:
+        if not self.workers:  # none yet (a batch system may take a while to start them)
+            if not self.waiting_said:
                 self.waiting_said = True
                 self.notify(f"waiting for Dask workers to join {self.address}")
-            if self.workers:
-                if self.empty_since is None:
-                    self.empty_since = now
-                    self.notify(
-                        f"every Dask worker of {self.address} was lost; waiting "
-                        f"{_grace_s():.0f} s for one to join"
-                    )
-                elif now - self.empty_since > _grace_s():
-                    raise self._lost_error(
-                        f"every Dask worker of {self.address} was lost and none joined in "
-                        f"{_grace_s():.0f} s"
-                    )
+            return
+        now = time.monotonic()
+        if self.empty_since is None:
+            self.empty_since = now
+        elif now - self.empty_since > _grace_s():
+            n = len(self.workers)
+            raise self._lost_error(
+                f"every Dask worker of {self.address} was lost ({n} in all) and none joined "
+                f"in {_grace_s():.0f} s"
+            )
 
     def run(self, it: Iterator[Task]) -> None:
         from distributed import wait
@@ -673,6 +706,10 @@ class _Dask:
                 except TimeoutError:
                     self._watch()
                     continue
+                except Exception as e:  # the futures cancelled: the scheduler is gone
+                    raise self._lost_error(
+                        f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
+                    ) from None
                 for fut in res.done:
                     self.in_flight.discard(fut)
                     batch = self.submitted.pop(fut.key)
@@ -684,7 +721,7 @@ class _Dask:
                     self.done_runs += len(batch)
                     self.bar.advance(len(batch))
                 if size:
-                    threads = max(1, sum(self.client.nthreads().values()) or threads)
+                    threads = self._threads() or threads
                     while len(self.in_flight) < 4 * threads:
                         more = list(itertools.islice(it, size))
                         if not more:
@@ -708,7 +745,8 @@ class _Dask:
         except _errors.TcplabError:
             raise
         except Exception as e:  # cancelled: the scheduler is gone; a connection closed
-            if fut.status in ("cancelled", "lost") or self.client.status != "running":
+            lost = isinstance(e, OSError | TimeoutError) or "Cancelled" in type(e).__name__
+            if lost or fut.status in ("cancelled", "lost") or self.client.status != "running":
                 raise self._lost_error(
                     f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
                 ) from None
