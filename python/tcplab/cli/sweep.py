@@ -31,6 +31,7 @@ from ._common import (
     StoreOpt,
     echo_figures,
     fail,
+    os_error_text,
     parse_assignment,
     printable,
     say_interrupted,
@@ -182,6 +183,11 @@ def sweep_cmd(
             )
     except ClusterError as e:
         raise fail(f"{e} ({_rows_in(store)} rows are in {store})", EXIT_RUN_FAILED) from None
+    except OSError as e:  # a full disk: what was written before is whole and kept
+        raise fail(
+            f"{os_error_text(e)}; {_rows_in(store)} rows written before are kept in {store}: "
+            "run the same sweep again, with room, to resume"
+        ) from None
     except errors.TcplabError as e:
         raise fail(e) from None
     except KeyboardInterrupt:
