@@ -96,7 +96,9 @@ def canonical(kind: str, value: Any) -> tuple[Any, float | int] | None:
                 return None
         if not 0.0 <= p <= 1.0:
             return None
-        return p, p
+        # As text: the core reads text with Rust's exact float parsing; a JSON number goes
+        # through serde_json's, which can be one unit in the last place off for 17 digits.
+        return repr(p), p
     if kind == "size" and isinstance(value, int) and not isinstance(value, bool):
         return (f"{value}B", value) if 0 <= value <= 10**15 else None
     if not isinstance(value, str):
