@@ -264,3 +264,11 @@ def test_a_probability_axis_of_numbers_and_percent_has_its_numbers_beside() -> N
     assert [t.labels["links.wan.ab.error.p.si"] for t in tasks] == [0.0, 0.01]
     with pytest.raises(tcplab.errors.InvalidValueError, match="given twice"):
         Sweep(EXAMPLE, grid={"links.wan.ab.error.p": [0.01, "1%"]})
+
+
+def test_the_quantity_tables_are_the_schemas() -> None:
+    """quantity.py writes out which fields are quantities (a sweep does not load the whole
+    schema): the core's schema says the same."""
+    from tcplab.sweep.quantity import DISTRIBUTION_FIELDS, QUANTITY_FIELDS, schema_tables
+
+    assert schema_tables() == (QUANTITY_FIELDS, DISTRIBUTION_FIELDS)

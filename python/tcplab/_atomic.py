@@ -23,9 +23,6 @@ from __future__ import annotations
 import errno as _errno
 import os
 import re
-import shutil
-import tempfile
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -122,6 +119,8 @@ def clean_stale(directory: Path, name: str | None = None) -> None:
         elif not (n.startswith(f".{name}.old-") and final_there):
             continue
         if p.is_dir() and not p.is_symlink():
+            import shutil
+
             shutil.rmtree(p, ignore_errors=True)
         else:
             try:
@@ -179,7 +178,7 @@ def write_file(
     except OSError as e:
         raise _failed(e, out, existed) from None
     clean_stale(parent, out.name)
-    tmp = parent / f".{out.name}.writing-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = parent / f".{out.name}.writing-{os.getpid()}-{os.urandom(4).hex()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(tmp, flags, 0o666)
@@ -233,6 +232,9 @@ def write_dir(
                 f"it holds files that are not {what} ({', '.join(foreign[:5])})",
                 "a new or empty directory, or one written the same way (it is replaced)",
             )
+    import shutil
+    import tempfile
+
     existed = out.is_dir()
     full = out.resolve()
     try:
@@ -247,7 +249,7 @@ def write_dir(
     try:
         fill(tmp)
         if full.exists():
-            old = full.parent / f".{full.name}.old-{uuid.uuid4().hex[:8]}"
+            old = full.parent / f".{full.name}.old-{os.urandom(4).hex()}"
             os.rename(full, old)
             os.rename(tmp, full)
             shutil.rmtree(old, ignore_errors=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
@@ -53,22 +52,28 @@ _FIELD = re.compile(r"(\w+)=(\S*)")
 _RUN_ID = re.compile(r"[0-9a-f]{20}")
 
 
-@dataclass
 class PartCheck:
     """What checking one part found: its run ids (when known), and `damage` (None for a whole
     part, else what is wrong, in words); `ids_ok` is False when the run id list must be
-    written again from the part's rows (the part itself is whole)."""
+    written again from the part's rows (the part itself is whole). (A plain class: a rerun
+    that finds every run in its store does not import dataclasses.)"""
 
-    part: Path
-    ids: list[str] = field(default_factory=list)
-    damage: str | None = None
-    ids_ok: bool = True
-    store: str | None = None
-    tables: dict[str, tuple[int, int]] = field(default_factory=dict)
+    __slots__ = ("part", "ids", "damage", "ids_ok", "store", "tables")
+
+    def __init__(self, part: Path) -> None:
+        self.part = part
+        self.ids: list[str] = []
+        self.damage: str | None = None
+        self.ids_ok = True
+        self.store: str | None = None
+        self.tables: dict[str, tuple[int, int]] = {}
 
     @property
     def whole(self) -> bool:
         return self.damage is None
+
+    def __repr__(self) -> str:
+        return f"PartCheck({self.part.name!r}, {len(self.ids)} ids, damage={self.damage!r})"
 
 
 def file_crc(path: Path) -> tuple[int, int]:

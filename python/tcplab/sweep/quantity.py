@@ -143,17 +143,25 @@ _LISTS = {"nodes": "nodes[]", "links": "links[]", "apps": "apps[]", "profiles": 
 _ALIASES = {"stop_time": "run.stop_time"}
 
 
-@functools.cache
-def _index() -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
+def schema_tables() -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """`QUANTITY_FIELDS` and `DISTRIBUTION_FIELDS` as the core's schema gives them now."""
     from tcplab import schema
 
-    out: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    types: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for f in schema.fields():
-        out.setdefault((f["section"], f["key"]), set()).add((f["type"], f["unit"]))
-    return {k: frozenset(v) for k, v in out.items()}
+        types.setdefault((f["section"], f["key"]), set()).add((f["type"], f["unit"]))
+    quantities, distributions = {}, {}
+    for key, ts in sorted(types.items()):
+        kinds = _kinds(ts)
+        if len(kinds) == 1 and kinds <= set(QUANTITY_UNITS):
+            quantities[key] = kinds.pop()
+        units = {u for t, u in ts if t == "distribution"}
+        if len(units) == 1 and units != {""}:
+            distributions[key] = units.pop()
+    return quantities, distributions
 
 
-def _kinds(types: frozenset[tuple[str, str]]) -> set[str]:
+def _kinds(types: set[tuple[str, str]]) -> set[str]:
     kinds = set()
     for t, unit in types:
         if t in ("rate", "duration", "probability"):
@@ -167,12 +175,78 @@ def _kinds(types: frozenset[tuple[str, str]]) -> set[str]:
     return kinds
 
 
+#: (section, key) -> the kind of quantity the field holds: derived from the core's schema
+#: (`tcplab.schema.fields()`), written out so that a sweep does not ask the core for its
+#: whole schema; tests/test_sweep_quantities.py checks it against the schema.
+QUANTITY_FIELDS: dict[tuple[str, str], str] = {
+    ("apps[]", "inter_request"): "duration",
+    ("apps[]", "interval"): "duration",
+    ("apps[]", "object_size"): "size",
+    ("apps[]", "off_time"): "duration",
+    ("apps[]", "on_time"): "duration",
+    ("apps[]", "packet_size"): "size",
+    ("apps[]", "page_size"): "size",
+    ("apps[]", "rate"): "rate",
+    ("apps[]", "request_size"): "size",
+    ("apps[]", "response_size"): "size",
+    ("apps[]", "size"): "size",
+    ("apps[]", "start"): "duration",
+    ("apps[]", "stop"): "duration",
+    ("apps[]", "think_time"): "duration",
+    ("aqm", "interval"): "duration",
+    ("aqm", "max_p"): "probability",
+    ("aqm", "mean_packet_size"): "size",
+    ("aqm", "target"): "duration",
+    ("direction", "delay"): "duration",
+    ("direction", "rate"): "rate",
+    ("error", "bad_ber"): "probability",
+    ("error", "bad_per"): "probability",
+    ("error", "ber"): "probability",
+    ("error", "good_ber"): "probability",
+    ("error", "good_per"): "probability",
+    ("error", "p"): "probability",
+    ("error", "p_bg"): "probability",
+    ("error", "p_gb"): "probability",
+    ("nodes[]", "processing_delay"): "duration",
+    ("output", "app_series"): "duration",
+    ("output", "link_series"): "duration",
+    ("output", "trace_interval"): "duration",
+    ("profiles[]", "inter_repetition"): "duration",
+    ("profiles[]", "start"): "duration",
+    ("run", "stop_time"): "duration",
+    ("tcp", "clock_granularity"): "duration",
+    ("tcp", "delack_max"): "duration",
+    ("tcp", "initial_ssthresh"): "size",
+    ("tcp", "rcv_buf"): "size",
+    ("tcp", "rcv_buf_max"): "size",
+    ("tcp", "rcv_read_rate"): "rate",
+    ("tcp", "rto_initial"): "duration",
+    ("tcp", "rto_max"): "duration",
+    ("tcp", "rto_min"): "duration",
+    ("tcp", "snd_buf"): "size",
+    ("tcp.ns2", "tick_phase"): "duration",
+}
+#: (section, key) -> the unit of a field that is a distribution (or a plain value).
+DISTRIBUTION_FIELDS: dict[tuple[str, str], str] = {
+    ("apps[]", "inter_request"): "s",
+    ("apps[]", "interval"): "s",
+    ("apps[]", "object_size"): "bytes",
+    ("apps[]", "off_time"): "s",
+    ("apps[]", "on_time"): "s",
+    ("apps[]", "page_size"): "bytes",
+    ("apps[]", "request_size"): "bytes",
+    ("apps[]", "response_size"): "bytes",
+    ("apps[]", "think_time"): "s",
+    ("profiles[]", "inter_repetition"): "s",
+    ("profiles[]", "start"): "s",
+}
+
+
 @functools.cache
 def field_kind(path: str) -> str | None:
     """The kind of quantity (rate, duration, size, probability) the scenario field at dotted
     `path` holds (``links.wan.ab.delay`` -> duration), from the schema; None for any other
     field, or one whose kind depends on more than its path."""
-    idx = _index()
     parts = _ALIASES.get(path, path).split(".")
     if parts[0] in _LISTS:
         section, rest = _LISTS[parts[0]], parts[2:]
@@ -194,11 +268,10 @@ def field_kind(path: str) -> str | None:
         elif c == "apps" and section == "profiles[]":
             section, rest = "apps[]", rest[2:]
         else:
-            types = idx.get((section, c), frozenset())
-            units = {u for t, u in types if t == "distribution"}
-            if len(units) != 1:
+            dist_unit = DISTRIBUTION_FIELDS.get((section, c))
+            if dist_unit is None:
                 return None
-            section, rest, dist_unit = "distribution", rest[1:], units.pop()
+            section, rest = "distribution", rest[1:]
     if len(rest) != 1:
         return None
     key = rest[0]
@@ -206,10 +279,7 @@ def field_kind(path: str) -> str | None:
         if key in ("mean", "min", "max", "sd", "value", "scale"):
             return {"s": "duration", "bytes": "size"}.get(dist_unit or "")
         return None
-    types = idx.get((section, key)) or (
-        idx.get(("direction", key)) if section == "links[]" else None
-    )
-    if not types:
-        return None
-    kinds = _kinds(types)
-    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else None
+    kind = QUANTITY_FIELDS.get((section, key))
+    if kind is None and section == "links[]":
+        kind = QUANTITY_FIELDS.get(("direction", key))
+    return kind

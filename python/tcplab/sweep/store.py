@@ -38,7 +38,6 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,17 +152,27 @@ def regular_file(path: Path) -> bool:
 # -- plans -----------------------------------------------------------------------------------------
 
 
-@dataclass
 class Plan:
     """One sweep written into the store (plans/<name>.json): its spec, its size, whether it
     finished, and then the run ids it holds."""
 
-    name: str
-    spec: dict[str, Any]
-    complete: bool
-    runs: int
-    ids: list[str] | None = None
-    damage: str | None = None
+    __slots__ = ("name", "spec", "complete", "runs", "ids", "damage")
+
+    def __init__(
+        self,
+        name: str,
+        spec: dict[str, Any],
+        complete: bool,
+        runs: int,
+        ids: list[str] | None = None,
+        damage: str | None = None,
+    ) -> None:
+        self.name = name
+        self.spec = spec
+        self.complete = complete
+        self.runs = runs
+        self.ids = ids
+        self.damage = damage
 
 
 def _read_plan(f: Path) -> Plan:
@@ -209,19 +218,19 @@ def _read_plan(f: Path) -> Plan:
 # -- checking a store ------------------------------------------------------------------------------
 
 
-@dataclass
 class StoreCheck:
     """What `Store.check` found: the whole parts (with their run ids), the damaged ones, the
     runs held twice, the plans, the runs of finished sweeps that are gone, and whether a
     writer holds the store now."""
 
-    parts: list[PartCheck] = field(default_factory=list)
-    damaged: list[PartCheck] = field(default_factory=list)
-    twice: dict[str, list[Path]] = field(default_factory=dict)
-    plans: list[Plan] = field(default_factory=list)
-    missing: int = 0
-    busy: bool = False
-    ids: set[str] = field(default_factory=set)
+    def __init__(self) -> None:
+        self.parts: list[PartCheck] = []
+        self.damaged: list[PartCheck] = []
+        self.twice: dict[str, list[Path]] = {}
+        self.plans: list[Plan] = []
+        self.missing = 0
+        self.busy = False
+        self.ids: set[str] = set()
 
     @property
     def damaged_plans(self) -> list[Plan]:
