@@ -7,6 +7,7 @@ one, never a part), and no working file is left behind. Needs root (mount -t tmp
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -90,6 +91,7 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]
         code = f"traceback: {type(e).__name__}: {e}"
     finally:
         sys.argv = old
+        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
     _, err = capsys.readouterr()
     return code, err
 

@@ -10,6 +10,7 @@ A longer run: TCPLAB_FUZZ_EXAMPLES=500 pytest tests/test_fuzz.py (marked slow th
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -127,6 +128,7 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str], cwd: Path) -> tupl
         code = f"traceback: {type(e).__name__}: {e}"
     finally:
         sys.argv = old_argv
+        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
         os.chdir(old_cwd)
     _, err = capsys.readouterr()
     return code, err

@@ -11,6 +11,7 @@ TRIALS damages of each kind and way: 1 here (35 damaged stores, about a minute);
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -106,6 +107,7 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str,
         code = f"traceback: {type(e).__name__}: {e}"
     finally:
         sys.argv = old
+        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
     out, err = capsys.readouterr()
     return code, out, err
 
