@@ -74,6 +74,13 @@ def _to_json(data: Mapping[str, Any]) -> str:
     except ValueError:  # NaN or infinity somewhere: say where
         _check_numbers(data, "")
         raise
+    except RecursionError:
+        raise _errors._make(
+            _errors.ParseError,
+            "scenario: values nested too deeply (lists or tables inside one another); a "
+            "scenario nests a few levels at most",
+            format="JSON",
+        ) from None
     if _LONG_DIGITS.search(text):
         _check_numbers(data, "")
     return text
@@ -105,6 +112,75 @@ def _named_paths(err: _errors.TcplabError, data: Mapping[str, Any]) -> _errors.T
         v = getattr(err, attr, None)
         setattr(new, attr, _LIST_ELEMENT.sub(name, v) if isinstance(v, str) else v)
     return new
+
+
+#: The largest scenario file read (a campus of thousands of hosts is a few megabytes): a
+#: larger file, or a device or pipe that never ends, is refused before it is read.
+MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+
+
+def parse_toml(text: str, source: str | None = None) -> dict[str, Any]:
+    """TOML text as a dict; a mistake is a ParseError (`source` names the file in it)."""
+    where = f" ({source})" if source else ""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _errors._make(
+            _errors.ParseError, f"scenario is not valid TOML{where}: {e}", format="TOML"
+        ) from None
+    except RecursionError:
+        raise _errors._make(
+            _errors.ParseError,
+            f"scenario{where}: arrays or tables nested too deeply to read; a scenario "
+            "nests a few levels at most",
+            format="TOML",
+        ) from None
+
+
+def load_toml_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A scenario file (UTF-8 TOML, a regular file of at most MAX_SCENARIO_BYTES) as a dict;
+    every way it can fail is a ParseError naming the file. `Scenario.from_toml` and
+    `Sweep.from_toml` read files through it."""
+    import stat
+
+    source = os.fspath(path)
+    try:
+        if not stat.S_ISREG(os.stat(source).st_mode):  # a pipe would block, a device not end
+            raise _errors._make(
+                _errors.ParseError,
+                f"{source}: not a regular file; a scenario is a UTF-8 TOML file",
+                format="TOML",
+            )
+        with open(source, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise _errors._make(
+                    _errors.ParseError,
+                    f"{source}: not a regular file; a scenario is a UTF-8 TOML file",
+                    format="TOML",
+                )
+            if st.st_size > MAX_SCENARIO_BYTES:
+                raise _errors._make(
+                    _errors.ParseError,
+                    f"{source}: {st.st_size} bytes, more than a scenario file may have "
+                    f"({MAX_SCENARIO_BYTES} bytes)",
+                    format="TOML",
+                )
+            raw = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as e:
+        raise _errors._make(
+            _errors.ParseError, f"{source}: cannot read: {e.strerror or e}", format="TOML"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _errors._make(
+            _errors.ParseError,
+            f"{source}: not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); a "
+            "scenario is a UTF-8 TOML file",
+            format="TOML",
+        ) from None
+    return parse_toml(text, source)
 
 
 class Scenario:
@@ -146,39 +222,10 @@ class Scenario:
 
         A `str` is taken as TOML text if it contains a newline, '=' or '[', else as a path.
         """
-        source: str | None = None
         if isinstance(path_or_text, os.PathLike) or not any(c in path_or_text for c in "\n=["):
             source = os.fspath(path_or_text)
-            try:
-                text = Path(source).read_text(encoding="utf-8")
-            except UnicodeDecodeError as e:
-                raise _errors._make(
-                    _errors.ParseError,
-                    f"{source}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset "
-                    f"{e.start}); a scenario is a UTF-8 TOML file",
-                    format="TOML",
-                ) from None
-            except OSError as e:
-                raise _errors._make(
-                    _errors.ParseError, f"{source}: cannot read: {e.strerror}", format="TOML"
-                ) from None
-        else:
-            text = path_or_text
-        where = f" ({source})" if source else ""
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise _errors._make(
-                _errors.ParseError, f"scenario is not valid TOML{where}: {e}", format="TOML"
-            ) from None
-        except RecursionError:
-            raise _errors._make(
-                _errors.ParseError,
-                f"scenario{where}: arrays or tables nested too deeply to read; a scenario "
-                "nests a few levels at most",
-                format="TOML",
-            ) from None
-        return cls(data, source=source)
+            return cls(load_toml_file(source), source=source)
+        return cls(parse_toml(path_or_text))
 
     # -- views ----------------------------------------------------------------------------------
 
@@ -456,13 +503,13 @@ class Result:
         beside it (``.NAME.writing-*``) that is renamed to `path` once everything is on disk.
         A directory a run wrote before is replaced as a whole (no file of the old run stays
         beside the new one); a directory holding anything else is refused."""
-        from tcplab._atomic import write_dir
+        from tcplab._atomic import inside, write_dir
 
         def fill(tmp: Path) -> None:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
             for name, df in self.traces.items():
-                df.to_parquet(tmp / f"{name}.parquet", index=False)
+                df.to_parquet(inside(tmp, f"{name}.parquet", field="table"), index=False)
 
         return write_dir(path, fill, _is_run_entry)
 
@@ -636,7 +683,7 @@ def run_many(
     *,
     jobs: int | None = None,
     errors: Literal["return"],
-) -> list[Result | _errors.TcplabError]: ...
+) -> list[Result | _errors.TcplabError | TypeError]: ...
 def run_many(
     scenarios: Iterable[ScenarioLike],
     *,
@@ -649,8 +696,9 @@ def run_many(
     Every scenario runs to its end even if another fails. With ``errors="raise"`` (default) the
     first failure in input order is then raised (with a note saying which scenario); with
     ``errors="return"`` its exception object takes its place in the returned list. An item
-    that is not a valid scenario (a bad dict, an unreadable TOML file) is such a failure too:
-    with ``errors="raise"`` it is raised before anything runs.
+    that is not a valid scenario (a bad dict, an unreadable TOML file: a ScenarioError) or
+    not a scenario at all (``42``, ``None``: a TypeError) is such a failure too, its error
+    noting the item's index; with ``errors="raise"`` it is raised before anything runs.
     """
     if errors not in ("raise", "return"):
         raise ValueError(f"errors must be 'raise' or 'return', not {errors!r}")
@@ -659,11 +707,11 @@ def run_many(
     items = list(scenarios)
     # An item that is not a valid scenario (a bad dict, an unreadable TOML path) fails alone:
     # with errors="return" its error takes its place, like a run that fails.
-    scs: list[Scenario | _errors.TcplabError] = []
+    scs: list[Scenario | _errors.TcplabError | TypeError] = []
     for i, item in enumerate(items):
         try:
             scs.append(_as_scenario(item))
-        except _errors.TcplabError as e:
+        except (_errors.TcplabError, TypeError) as e:  # TypeError: not a scenario at all
             e.add_note(f"raised by scenario {i} of {len(items)} given to run_many")
             if errors == "raise":
                 raise

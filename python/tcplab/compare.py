@@ -586,12 +586,12 @@ def write_comparison(df: pd.DataFrame, out: str | os.PathLike[str]) -> dict[str,
     """Write compare.csv, compare.json and the figure (compare.png, compare.svg) into `out`."""
     import json
 
+    from tcplab._atomic import write_file
     from tcplab.report.plots import save_figure
 
     outdir = Path(out)
-    outdir.mkdir(parents=True, exist_ok=True)
     paths = {"csv": outdir / "compare.csv", "json": outdir / "compare.json"}
-    df.to_csv(paths["csv"], index=False)
-    paths["json"].write_text(json.dumps(comparison_dict(df), indent=2) + "\n")
+    write_file(paths["csv"], df.to_csv(index=False).encode())
+    write_file(paths["json"], (json.dumps(comparison_dict(df), indent=2) + "\n").encode())
     paths.update(save_figure(plot_comparison(df), outdir, "compare"))
     return paths

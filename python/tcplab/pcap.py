@@ -20,11 +20,13 @@ receives, timestamped when sent or received.
 
 from __future__ import annotations
 
-import os
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
+
+from tcplab._atomic import write_file
 
 __all__ = ["write_pcap", "PCAP_MAGIC_NS"]
 
@@ -159,21 +161,16 @@ def write_pcap(packets: pd.DataFrame, path: str | Path, *, node: int, mss: int =
         ((packets["event"] == "send") & (packets["src"] == node))
         | ((packets["event"] == "recv") & (packets["dst"] == node))
     ]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(f: BinaryIO) -> None:
+        f.write(struct.pack("<IHHiIII", PCAP_MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
+        for _, row in sel.iterrows():
+            data, orig = _frame(row, mss)
+            t_ns = round(float(row["time_s"]) * 1e9)
+            f.write(struct.pack("<IIII", t_ns // 10**9, t_ns % 10**9, len(data), orig))
+            f.write(data)
+
     # Written under a temporary name and renamed when complete: a full disk or a kill never
     # leaves a short capture under the final name.
-    tmp = path.with_name(f".{path.name}.writing-{os.getpid()}")
-    try:
-        with tmp.open("wb") as f:
-            f.write(struct.pack("<IHHiIII", PCAP_MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_ETHERNET))
-            for _, row in sel.iterrows():
-                data, orig = _frame(row, mss)
-                t_ns = round(float(row["time_s"]) * 1e9)
-                f.write(struct.pack("<IIII", t_ns // 10**9, t_ns % 10**9, len(data), orig))
-                f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_file(Path(path), write)
     return len(sel)

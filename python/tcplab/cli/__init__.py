@@ -51,7 +51,14 @@ try:
 
     from tcplab import __version__, errors
 
-    from ._common import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USER_ERROR, fail, interrupted_said
+    from ._common import (
+        EXIT_INTERRUPTED,
+        EXIT_TERMINATED,
+        EXIT_USER_ERROR,
+        fail,
+        interrupted_said,
+        os_error_text,
+    )
 except BaseException:
     # An importer that survives the failure gets its collector back.
     if _GC_WAS_ON:
@@ -248,9 +255,7 @@ def main() -> None:
         code = getattr(e, "exit_code", EXIT_USER_ERROR) or EXIT_USER_ERROR
         sys.exit(fail(f"{e.format_message()} (see {cmd} --help)", code).exit_code)
     except OSError as e:  # a file the user named that cannot be read or written
-        where = f" {e.filename}" if getattr(e, "filename", None) else ""
-        typer.echo(f"error:{where}: {e.strerror or e}", err=True)
-        sys.exit(EXIT_USER_ERROR)
+        sys.exit(fail(os_error_text(e)).exit_code)
     except (KeyboardInterrupt, typer.Abort):
         rc = EXIT_INTERRUPTED
     if rc == EXIT_INTERRUPTED or _Terminated.seen:

@@ -2,6 +2,7 @@
 argument and option types, ``--set`` assignments and the scenario they change."""
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,14 +29,34 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
+#: What a terminal would act on rather than show: C0 controls but the tab, DEL and C1 controls
+#: (escape sequences, a bell, a carriage return that overwrites the line).
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: object) -> str:
+    """`text` as it can be shown on a terminal as it is: control characters as ``\\xNN``,
+    text that is not Unicode (a file name in another encoding) as ``\\udcNN``, so that data
+    (a value in a store, a name in a scenario) is shown, never obeyed, and stays on one line."""
+    s = _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text))
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def fail(err: object, code: int = EXIT_USER_ERROR, *, prefix: str = "") -> typer.Exit:
-    """Print ``error: <prefix><err>`` on stderr, then each note an exception `err` carries
-    (``  (<note>)``: what it was doing when it failed), and return the Exit with `code` for the
-    caller to raise. A message given as text has no notes."""
-    typer.echo(f"error: {prefix}{err}", err=True)
+    """Print ``error: <prefix><err>`` on stderr (as `printable` text, on one line), then each
+    note an exception `err` carries (``  (<note>)``: what it was doing when it failed), and
+    return the Exit with `code` for the caller to raise. A message given as text has no
+    notes."""
+    typer.echo(f"error: {printable(prefix)}{printable(err)}", err=True)
     for note in getattr(err, "__notes__", ()):
-        typer.echo(f"  ({note})", err=True)
+        typer.echo(f"  ({printable(note)})", err=True)
     return typer.Exit(code)
+
+
+def os_error_text(e: OSError) -> str:
+    """An OSError as ``PATH: what happened`` (without the path when it has none)."""
+    what = e.strerror or str(e) or type(e).__name__
+    return f"{e.filename}: {what}" if getattr(e, "filename", None) else what
 
 
 def command_group(name: str, help: str, **settings: Any) -> typer.Typer:
@@ -84,6 +105,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         value: Any = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        raise errors._invalid(
+            key, raw[:40] + "...", "nested too deeply to read", "a value nesting a few levels"
+        ) from None
     return key, value
 
 

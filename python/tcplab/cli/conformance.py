@@ -129,11 +129,11 @@ def ns2_cmd(
     cells = ns2.compare(ref, sim, paired=paired)
     summary = ns2.verdict(cells)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        cells.to_csv(out / "cells.csv", index=False)
-        ref.to_csv(out / "runs-ns2.csv", index=False)
-        sim.to_csv(out / "runs-tcplab.csv", index=False)
-        (out / "verdict.json").write_text(json.dumps(summary, indent=2) + "\n")
+        from tcplab._atomic import write_file
+
+        for name, frame in (("cells", cells), ("runs-ns2", ref), ("runs-tcplab", sim)):
+            write_file(out / f"{name}.csv", frame.to_csv(index=False).encode())
+        write_file(out / "verdict.json", (json.dumps(summary, indent=2) + "\n").encode())
     if as_json:
         typer.echo(json.dumps({"verdict": summary, "cells": cells.to_dict("records")}, indent=2))
         return

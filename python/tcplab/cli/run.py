@@ -36,15 +36,38 @@ app = typer.Typer()
 
 
 def _writable_dir(option: str, path: Path) -> None:
-    """Refuse (exit 2) a directory that cannot be made or written, naming the option."""
+    """Refuse (exit 2) a directory that cannot be made or written, naming the option. The
+    directories made to find out are removed again: a run that then fails to write leaves
+    nothing behind."""
     import tempfile
 
+    made = [p for p in (path, *path.parents) if not p.exists()]
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".tcplab-write-test-"):
             pass
     except OSError as e:
         raise fail(f"{option} {path}: cannot write there: {e.strerror or e}") from None
+    finally:
+        for p in made:  # the deepest first
+            try:
+                p.rmdir()
+            except OSError:
+                break
+
+
+def _pcap_files(pcap: Path, nodes: list[dict]) -> dict[str, Path]:
+    """Each host's capture file in `pcap`, its name checked: a node's name becomes a file
+    name, so it must be a name (no path separator, not '..'), else exit 2 naming the node."""
+    from tcplab._atomic import check_name, inside
+
+    out = {}
+    for node in nodes:
+        if node.get("kind", "host") == "host":
+            field = f"nodes.{node.get('name')}.name"
+            name = check_name(field, node.get("name"))
+            out[name] = inside(pcap, f"{name}.pcap", field=field)
+    return out
 
 
 @app.command("run")
@@ -88,6 +111,7 @@ def run_cmd(
     with tcplab_errors():
         scenario = load_scenario(file, assignments or [])
         if pcap is not None:
+            captures = _pcap_files(pcap, scenario.to_dict(normalized=True).get("nodes", []))
             scenario = scenario.with_overrides({"output.packets": True})
         if plot is not None:
             scenario = scenario.with_overrides({"output.trace": True, "output.queues": True})
@@ -111,14 +135,15 @@ def run_cmd(
             if plot is not None:
                 echo_figures(result.plot(plot))
             if pcap is not None:
-                for node in result.scenario.get("nodes", []):
-                    if node.get("kind", "host") == "host":
-                        target = pcap / f"{node['name']}.pcap"
-                        n = result.to_pcap(target, host=node["name"])
-                        typer.echo(f"wrote {target} ({n} frames)", err=True)
+                for host, target in captures.items():
+                    n = result.to_pcap(target, host=host)
+                    typer.echo(f"wrote {target} ({n} frames)", err=True)
         except OSError as e:
             where = e.filename or out or plot or pcap
-            raise fail(f"{where}: cannot write: {e.strerror or e}") from None
+            what = e.strerror or str(e)
+            if not what.startswith("cannot write"):
+                what = f"cannot write: {what}"
+            raise fail(f"{where}: {what}") from None
     if strict and result.warnings:
         raise typer.Exit(EXIT_INCOMPLETE)
 

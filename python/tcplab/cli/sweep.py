@@ -3,9 +3,15 @@ and what the store (or one run's directory) holds.
 
 tcplab sweep FILE --grid PATH=VALUES [--grid ...] [--zip] --seeds 1..20 --store DIR
              [--jobs N] [--scheduler local:N | tcp://HOST:PORT] [--set PATH=VALUE] [--json]
+             [--keep trace,link_series,app_series,queues] [--max-runs N]
+tcplab sweep --repair --store DIR [--jobs N] [--scheduler ...]
 tcplab results DIR [--sql "SELECT ..."] [--csv | --json]
 tcplab plot DIR --x PATH --y COLUMN [--hue PATH] [--logx] [--logy] [--where COND]
             [--unit U] [--xlabel T] [--ylabel T] [--title T] [--out FILE]
+tcplab plot DIR --series COLUMN [--where COND] [--hue PATH] [--logy] [--out FILE]
+
+What a store holds is data: values are printed as text (control characters escaped), never as
+markup or terminal commands, and a query (--sql, --where) is one SELECT or one condition.
 """
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
@@ -19,13 +25,16 @@ import typer
 from tcplab import errors
 
 from ._common import (
+    EXIT_RUN_FAILED,
     JobsOpt,
     SchedulerOpt,
     SetOpt,
     StoreOpt,
     echo_figures,
     fail,
+    os_error_text,
     parse_assignment,
+    printable,
     say_interrupted,
     wide_console,
 )
@@ -54,10 +63,14 @@ def _open_store(path: Path) -> Any:
     return st
 
 
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {printable(message)}", err=True)
+
+
 @app.command("sweep")
 def sweep_cmd(
     file: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
             exists=True,
             dir_okay=False,
@@ -65,7 +78,7 @@ def sweep_cmd(
             help="Base scenario (TOML); its optional [sweep] table gives grid, seeds and zip.",
             show_default=False,
         ),
-    ],
+    ] = None,
     grid: Annotated[
         list[str] | None,
         typer.Option(
@@ -73,7 +86,7 @@ def sweep_cmd(
             "-g",
             metavar="PATH=VALUES",
             help="An axis: PATH=V1,V2,... or PATH=LO..HI:N (linear) or PATH=LO..HI:Nlog. "
-            "Repeatable.",
+            "Repeatable, each path once.",
             show_default=False,
         ),
     ] = None,
@@ -92,23 +105,90 @@ def sweep_cmd(
     jobs: JobsOpt = None,
     scheduler: SchedulerOpt = None,
     assignments: SetOpt = None,
+    keep: Annotated[
+        str | None,
+        typer.Option(
+            "--keep",
+            metavar="TABLES",
+            help="Keep these per-run tables beside the rows (trace, link_series, app_series, "
+            "queues; comma-separated): tables of the store, keyed by run_id.",
+            show_default=False,
+        ),
+    ] = None,
+    max_runs: Annotated[
+        int,
+        typer.Option(
+            "--max-runs",
+            min=1,
+            help="The most runs (points x seeds) the sweep may have; a larger one is refused "
+            "before anything is made.",
+        ),
+    ] = 1_000_000,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help="Check every part of the store (--store DIR, no FILE), set aside what is "
+            "damaged and compute again every run its sweeps lack.",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print what was run as JSON (no progress bar).")
     ] = False,
 ) -> None:
-    """Run a grid of scenarios x seeds into a resumable results store."""
+    """Run a grid of scenarios x seeds into a resumable results store (or repair one)."""
     from tcplab.sweep import Sweep
+    from tcplab.sweep import repair as repair_store
     from tcplab.sweep.grid import parse_axis
+    from tcplab.sweep.task import ClusterError
 
     if store is None:
         raise fail("--store DIR is required: the directory that keeps the rows")
-    try:
-        axes = [parse_axis(g) for g in grid or []]
-        overrides = dict(parse_assignment(a) for a in assignments or [])
-        sw = Sweep.from_toml(
-            file, grid=axes, seeds=seeds, zip=True if zip_ else None, overrides=overrides
+    if repair and (file is not None or grid or seeds or assignments or keep or zip_):
+        raise fail(
+            "--repair: takes the store alone (tcplab sweep --repair --store DIR): the grid, "
+            "seeds and base scenario are those recorded in it"
         )
-        out = sw.run(store=store, scheduler=scheduler, jobs=jobs, progress=not as_json)
+    if not repair and file is None:
+        raise fail("FILE: missing; the base scenario to sweep (or --repair --store DIR)")
+    if scheduler:  # what happens to the cluster is said once, by the sweep: not Dask's log
+        from tcplab.sweep.execute import silence_dask
+
+        silence_dask()
+    try:
+        if repair:
+            out = repair_store(
+                store, scheduler=scheduler, jobs=jobs, progress=not as_json, notify=_warn,
+                max_runs=max_runs,
+            )  # fmt: skip
+            sw = None
+        else:
+            assert file is not None
+            axes = [parse_axis(g) for g in grid or []]
+            overrides = dict(parse_assignment(a) for a in assignments or [])
+            sw = Sweep.from_toml(
+                file,
+                grid=axes,
+                seeds=seeds,
+                zip=True if zip_ else None,
+                overrides=overrides,
+                max_runs=max_runs,
+            )
+            out = sw.run(
+                store=store,
+                scheduler=scheduler,
+                jobs=jobs,
+                progress=not as_json,
+                keep=keep.split(",") if keep else (),
+                notify=_warn,
+            )
+    except ClusterError as e:
+        raise fail(f"{e} ({_rows_in(store)} rows are in {store})", EXIT_RUN_FAILED) from None
+    except OSError as e:  # a full disk: what was written before is whole and kept
+        raise fail(
+            f"{os_error_text(e)}; {_rows_in(store)} rows written before are kept in {store}: "
+            "run the same sweep again, with room, to resume"
+        ) from None
     except errors.TcplabError as e:
         raise fail(e) from None
     except KeyboardInterrupt:
@@ -120,12 +200,18 @@ def sweep_cmd(
         "runs": out.total,
         "computed": out.computed,
         "reused": out.reused,
-        "points": len(sw.points),
-        "seeds": len(sw.seeds),
+        "points": len(sw.points) if sw is not None else None,
+        "seeds": len(sw.seeds) if sw is not None else None,
+        "set_aside": out.set_aside,
         "seconds": round(out.seconds, 3),
     }
     if as_json:
         typer.echo(json.dumps(info, indent=2))
+    elif sw is None:
+        typer.echo(
+            f"repaired {store}: {out.set_aside} damaged parts set aside, {out.computed} runs "
+            f"computed again, {out.reused} whole; {out.seconds:.2f} s"
+        )
     else:
         typer.echo(
             f"{out.total} runs ({len(sw.points)} points x {len(sw.seeds)} seeds): "
@@ -147,24 +233,53 @@ def _header(name: str, width: int = 16) -> str:
     return "\n".join(lines)
 
 
+def _rows_in(store: Path) -> str:
+    from tcplab.sweep.store import Store
+
+    try:
+        return str(len(Store(store).check().ids))
+    except Exception:  # noqa: BLE001 - a count for the message only
+        return "the finished"
+
+
 def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
+    """Print rows as data: text is escaped (no control character, no escape sequence reaches
+    the terminal) and never read as markup."""
     if as_csv:
+        if sys.stdout.isatty():
+            df = df.rename(columns=printable).map(
+                lambda v: printable(v) if isinstance(v, str) else v
+            )
         sys.stdout.write(df.to_csv(index=False))
         return
     if as_json:
-        typer.echo(df.to_json(orient="records", indent=2))
+        typer.echo(df.to_json(orient="records", indent=2))  # JSON escapes control characters
         return
     from rich.table import Table
+    from rich.text import Text
 
     from tcplab.report.html import fmt_number
 
     console = wide_console(max(120, 16 * len(df.columns)))
     table = Table(title_justify="left")
     for col in df.columns:
-        table.add_column(_header(str(col)), justify="right", overflow="fold")
+        table.add_column(Text(printable(_header(str(col)))), justify="right", overflow="fold")
     for row in df.itertuples(index=False):
-        table.add_row(*(fmt_number(v) if not isinstance(v, str) else v for v in row))
+        table.add_row(*(Text(printable(v) if isinstance(v, str) else fmt_number(v)) for v in row))
     console.print(table)
+
+
+def _open_checked(path: Path) -> Any:
+    """The store at `path`, after saying on stderr that it is partial (a sweep into it did not
+    finish, or is running)."""
+    st = _open_store(path)
+    try:
+        note = st.check().partial(st.path)
+    except errors.TcplabError as e:
+        raise fail(e) from None
+    if note:
+        _warn(note)
+    return st
 
 
 @app.command("results")
@@ -182,7 +297,7 @@ def results_cmd(
 
     if as_csv and as_json:
         raise fail("--csv and --json: choose one output format")
-    st = _open_store(directory)
+    st = _open_checked(directory)
     try:
         df = st.sql(sql) if sql else store_summary(st)
     except errors.TcplabError as e:
@@ -256,6 +371,16 @@ def plot_cmd(
             show_default=False,
         ),
     ] = None,
+    series: Annotated[
+        str | None,
+        typer.Option(
+            "--series",
+            metavar="COLUMN",
+            help="Store: draw this column of a kept per-run table (tcplab sweep --keep: "
+            "cwnd, packets, bits_per_s, ...) over time, a line per run --where selects.",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -271,12 +396,13 @@ def plot_cmd(
     windows, time-sequence diagram and queues."""
     if (directory / "summary.json").is_file():
         store_only = {"--x": x, "--y": y, "--hue": hue, "--where": where, "--unit": unit}
-        store_only |= {"--xlabel": xlabel, "--ylabel": ylabel, "--title": title}
+        store_only |= {"--xlabel": xlabel, "--ylabel": ylabel, "--title": title, "--series": series}
         store_only |= {"--logx": logx or None, "--logy": logy or None}
         _plot_run_dir(directory, out, store_only)
         return
+    from tcplab._atomic import inside
     from tcplab.sweep.store import Store
-    from tcplab.sweep.summary import plot_store
+    from tcplab.sweep.summary import plot_series, plot_store
 
     if not Store(directory).exists():
         raise fail(
@@ -288,23 +414,33 @@ def plot_cmd(
                 value=str(directory),
             )
         )
-    st = _open_store(directory)
-    for option, value in (("--x", x), ("--y", y)):
-        if value is None:
-            raise fail(
-                errors._make(
-                    errors.MissingFieldError,
-                    f"{option}: missing; a store's plot needs --x GRID_PATH and --y COLUMN",
-                    field=option,
-                )
-            )
-    assert x is not None and y is not None
-    target = out if out is not None else directory / "plots" / f"{y}.png"
+    st = _open_checked(directory)
     try:
-        labels = {"xlabel": xlabel, "ylabel": ylabel, "unit": unit, "title": title}
-        paths = plot_store(
-            st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target, **labels
-        )
+        if series is not None:
+            store_xy = {"--x": x, "--y": y, "--logx": logx or None, "--unit": unit}
+            store_xy |= {"--xlabel": xlabel, "--ylabel": ylabel, "--title": title}
+            for option, value in store_xy.items():
+                if value is not None:
+                    raise fail(f"{option}: not with --series (a series is drawn over time)")
+            target = out or inside(directory / "plots", f"series-{series}.png", field="--series")
+            paths = plot_series(st, series=series, where=where, hue=hue, logy=logy, out=target)
+        else:
+            for option, value in (("--x", x), ("--y", y)):
+                if value is None:
+                    raise fail(
+                        errors._make(
+                            errors.MissingFieldError,
+                            f"{option}: missing; a store's plot needs --x GRID_PATH and --y "
+                            "COLUMN (or --series COLUMN)",
+                            field=option,
+                        )
+                    )
+            assert x is not None and y is not None
+            target = out or inside(directory / "plots", f"{y}.png", field="--y")
+            labels = {"xlabel": xlabel, "ylabel": ylabel, "unit": unit, "title": title}
+            paths = plot_store(
+                st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target, **labels
+            )
     except errors.TcplabError as e:
         raise fail(e) from None
     typer.echo("wrote " + " and ".join(str(p) for p in paths.values()), err=True)

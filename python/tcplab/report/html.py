@@ -176,10 +176,10 @@ class HtmlReport:
         )
 
     def write(self, path: str | Path) -> Path:
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(self.to_html(), encoding="utf-8")
-        return out
+        """Write the page to `path`, whole or not at all (`tcplab._atomic.write_file`)."""
+        from tcplab._atomic import write_file
+
+        return write_file(Path(path), self.to_html().encode("utf-8"))
 
 
 def _img_tag(png: bytes, alt: str) -> str:

@@ -169,20 +169,25 @@ def save_figure(
 ) -> dict[str, Path]:
     """Write `name`.<format> into `outdir` for each of `formats` (``png``, ``svg``, ``pdf``;
     PNG at `dpi`, by default `png_dpi`); return their paths by format. The files are
-    deterministic: no dates, fixed SVG ids."""
+    deterministic (no dates, fixed SVG ids), each drawn in memory and written by
+    `tcplab._atomic.write_file`: whole or absent, also on a full disk; `name` must be a name (it
+    stays inside `outdir`)."""
     import matplotlib
+
+    from tcplab._atomic import inside, write_file
 
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad:
         raise ValueError(f"figure format {bad[0]!r}: allowed png, svg, pdf")
     out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
     meta = {"png": _PNG_META, "svg": _SVG_META, "pdf": _PDF_META}
-    paths = {f: out / f"{name}.{f}" for f in formats}
+    paths = {f: inside(out, f"{name}.{f}", field="figure name") for f in formats}
     with matplotlib.rc_context(_RC):
         for fmt, path in paths.items():
             extra = {"dpi": dpi or png_dpi(fig)} if fmt == "png" else {}
-            fig.savefig(path, format=fmt, metadata=meta[fmt], **extra)
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, metadata=meta[fmt], **extra)
+            write_file(path, buf.getvalue())
     return paths
 
 

@@ -9,21 +9,22 @@ second each locally (so Ctrl-C is noticed within a second) and a few seconds eac
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import itertools
 import json
-import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tcplab import _core
 from tcplab import errors as _errors
 
-from .task import Task, parse_scheduler
+from .task import ClusterError, Task, parse_scheduler
 
 __all__ = [
     "Task",
@@ -35,6 +36,12 @@ __all__ = [
     "execute",
     "parse_scheduler",
     "progress_bar",
+    "connect_scheduler",
+    "Cluster",
+    "ClusterError",
+    "KeepRows",
+    "kept_tables",
+    "silence_dask",
 ]
 
 
@@ -63,6 +70,55 @@ def error_row(task: Task, err: BaseException) -> dict[str, Any]:
     row.update(task.labels)
     row["error"] = f"{type(err).__name__}: {err}"
     return row
+
+
+class KeptTables(dict):  # type: ignore[type-arg]
+    """A run's per-run tables kept by a sweep (name -> the core's raw columns)."""
+
+
+class KeepRows:
+    """The row maker of a sweep that keeps per-run tables (`tcplab sweep --keep`): each run's
+    row as `flat_row` makes it, and its tables named in `keep` (`KeptTables`). Pickles."""
+
+    def __init__(self, keep: Sequence[str]) -> None:
+        self.keep = tuple(keep)
+
+    def __call__(
+        self, task: Task, summary_json: str, tables: Mapping[str, Any]
+    ) -> tuple[dict, KeptTables]:
+        row, _ = flat_row(task, summary_json, tables)
+        return row, KeptTables({n: tables[n] for n in self.keep if n in tables})
+
+
+_DTYPES = {"<f8": "float64", "<i8": "int64", "<u8": "uint64"}
+
+
+def kept_tables(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """The kept tables of a flush's runs, (run_id, `KeptTables`) pairs, as one pyarrow Table
+    per table name: a ``run_id`` column, then the table's columns."""
+    import pyarrow as pa
+
+    chunks: dict[str, list[Any]] = {}
+    for run_id, tables in runs:
+        for name, columns in tables.items():
+            arrays, names = [], []
+            n = None
+            for col, (dtype, payload) in columns.items():
+                if dtype == "str":
+                    arr = pa.array(list(payload), type=pa.string())
+                else:
+                    typ = getattr(pa, _DTYPES[dtype])()
+                    count = len(payload) // 8
+                    arr = pa.Array.from_buffers(typ, count, [None, pa.py_buffer(payload)])
+                n = len(arr) if n is None else n
+                names.append(col)
+                arrays.append(arr)
+            n = n or 0
+            t = pa.table(
+                [pa.array([run_id] * n, type=pa.string()), *arrays], names=["run_id", *names]
+            )
+            chunks.setdefault(name, []).append(t)
+    return {name: pa.concat_tables(ts, promote_options="permissive") for name, ts in chunks.items()}
 
 
 @dataclass
@@ -347,39 +403,51 @@ class _Sizer:
             self.per_run = x if self.per_run is None else 0.5 * (self.per_run + x)
 
 
-def _batches(tasks: Sequence[Task], sizer: _Sizer) -> Iterator[Sequence[Task]]:
-    i = 0
-    while i < len(tasks):
-        n = sizer.size()
-        yield tasks[i : i + n]
-        i += n
+def _batches(tasks: Iterable[Task], sizer: _Sizer) -> Iterator[list[Task]]:
+    it = iter(tasks)
+    while batch := list(itertools.islice(it, sizer.size())):
+        yield batch
 
 
 def execute(
-    tasks: Sequence[Task],
+    tasks: Iterable[Task],
     maker: RowMaker,
     sink: Sink,
     *,
     jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: str | Cluster | None = None,
     progress: bool = False,
     description: str = "simulating",
+    total: int | None = None,
+    skipped: Any = None,
+    notify: Callable[[str], None] | None = None,
 ) -> None:
     """Run every task and hand the finished ones to `sink` (in batches, in no promised order).
+    `tasks` may be made as they are run (`total` says how many for the progress bar; a
+    `skipped` stream's ``on_skip`` is given the bar's advance for the runs it leaves out).
+    `scheduler` is a spec (`parse_scheduler`) or a `Cluster` from `connect_scheduler`.
     A KeyboardInterrupt stops after the batch in hand (locally) or cancels what is in flight
-    (on a cluster); what `sink` received is kept."""
-    kind, arg = parse_scheduler(scheduler)
+    (on a cluster); what `sink` received is kept. A cluster that is lost raises ClusterError."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
-    with progress_bar(progress, description, len(tasks)) as bar:
-        if kind == "inprocess":
+    if total is None:
+        tasks = list(tasks)
+        total = len(tasks)
+    with contextlib.ExitStack() as stack:
+        cluster = scheduler
+        if not isinstance(cluster, Cluster):
+            cluster = stack.enter_context(connect_scheduler(scheduler))
+        bar = stack.enter_context(progress_bar(progress, description, total))
+        if skipped is not None:
+            skipped.on_skip = bar.advance
+        if cluster is None:
             _execute_here(tasks, maker, sink, jobs, bar)
         else:
-            _execute_dask(tasks, maker, sink, kind, arg, bar)
+            _execute_dask(tasks, maker, sink, cluster, bar, notify or (lambda _m: None))
 
 
 def _execute_here(
-    tasks: Sequence[Task], maker: RowMaker, sink: Sink, jobs: int | None, bar: Any
+    tasks: Iterable[Task], maker: RowMaker, sink: Sink, jobs: int | None, bar: Any
 ) -> None:
     threads = jobs or os.cpu_count() or 1
     # At most 2,000 runs a batch: the store writes a flush while the next batch runs, so the
@@ -401,75 +469,285 @@ def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]
     return done
 
 
-def _execute_dask(
-    tasks: Sequence[Task], maker: RowMaker, sink: Sink, kind: str, arg: Any, bar: Any
-) -> None:
+# -- Dask ------------------------------------------------------------------------------------------
+
+#: Seconds a sweep waits for a Dask worker once every worker it had is gone, before it stops
+#: (ClusterError); the environment variable TCPLAB_DASK_GRACE_S sets another.
+WORKER_GRACE_S = 20.0
+
+
+class Cluster:
+    """A Dask cluster to run on: a LocalCluster of `n` processes (started when first used, so
+    that a sweep with nothing to run starts none) or a client of a running scheduler (made by
+    `connect_scheduler`, before the store is touched)."""
+
+    def __init__(self, kind: str, arg: Any, client: Any = None) -> None:
+        self.kind = kind
+        self.arg = arg
+        self.address = arg if kind == "remote" else "a LocalCluster"
+        self._client = client
+        self._cluster: Any = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            import logging
+
+            from distributed import Client, LocalCluster
+
+            self._cluster = LocalCluster(
+                n_workers=self.arg,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+            self._client = Client(self._cluster)
+        return self._client
+
+    def close(self) -> None:
+        with _quiet_dask():
+            for obj in (self._client, self._cluster):
+                if obj is not None:
+                    with contextlib.suppress(Exception):
+                        obj.close()
+
+
+def _dask_loggers() -> list[Any]:
+    """Dask's loggers (`distributed` and each of its own that its configuration gave a level)
+    and tornado's and asyncio's, which report its connections."""
+    import logging
+
+    import distributed  # noqa: F401 - its import sets its loggers' levels
+
+    names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]
+    return [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio", *names)]
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's own log lines (reconnecting, a worker lost, closing) kept off the terminal:
+    what happened is said once, by the sweep."""
+    import logging
+
+    loggers = _dask_loggers()
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
     try:
-        from distributed import Client, LocalCluster, as_completed
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def silence_dask() -> None:
+    """Keep Dask's log lines off the terminal for the rest of the process (the command line:
+    a client closing after the sweep may still log its lost connection)."""
+    import logging
+
+    for lg in _dask_loggers():
+        lg.setLevel(logging.CRITICAL + 1)
+
+
+@contextlib.contextmanager
+def connect_scheduler(spec: str | None) -> Iterator[Cluster | None]:
+    """The cluster `spec` names (None: this process): a running scheduler is reached here, so
+    that an unreachable one is refused before anything else is done (InvalidValueError)."""
+    kind, arg = parse_scheduler(spec)
+    if kind == "inprocess":
+        yield None
+        return
+    try:
+        import distributed  # noqa: F401
     except ImportError:  # pragma: no cover - dask is a dependency
         raise _errors._make(
             _errors.InvalidValueError,
             "--scheduler needs dask.distributed: pip install 'dask[distributed]'",
             field="scheduler",
         ) from None
-    import logging
+    client = None
+    if kind == "remote":
+        from distributed import Client
 
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = None
-    try:
-        if kind == "local":
-            cluster = LocalCluster(
-                n_workers=arg,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = Client(cluster)
-        else:
+        with _quiet_dask():
             try:
                 client = Client(arg, timeout="10s")
-            except OSError as e:
+            except (OSError, TimeoutError) as e:
                 raise _errors._make(
                     _errors.InvalidValueError,
                     f"--scheduler: cannot reach the Dask scheduler at {arg}: {e}",
                     field="scheduler",
                     value=arg,
                 ) from None
-        with client:
-            workers = max(1, sum(client.nthreads().values()))
-            # A pilot batch on the cluster measures the time per run; then about 4 s batches,
-            # at least 4 per worker thread so that the load spreads.
-            pilot = list(tasks[: max(1, min(len(tasks), 2 * workers))])
-            t0 = time.perf_counter()
-            futures = [
-                client.submit(_dask_batch, maker, pilot[i::workers], pure=False)
-                for i in range(min(workers, len(pilot)))
-            ]
-            submitted = {f.key: list(pilot[i::workers]) for i, f in enumerate(futures)}
-            in_flight = list(futures)
-            rest = tasks[len(pilot) :]
-            per_run = None
-            seq = as_completed(futures)
-            try:
-                for fut in seq:
-                    done = fut.result()
-                    batch = submitted.pop(fut.key)
-                    if per_run is None:
-                        per_run = (time.perf_counter() - t0) * workers / max(1, len(pilot))
-                        size = max(1, min(5000, int(4.0 / max(per_run, 1e-7))))
-                        size = min(size, max(1, math.ceil(len(rest) / (4 * workers))))
-                        for i in range(0, len(rest), size):
-                            part = list(rest[i : i + size])
-                            f = client.submit(_dask_batch, maker, part, pure=False)
-                            submitted[f.key] = part
-                            in_flight.append(f)
-                            seq.add(f)
-                    sink(_finished(batch, done))
-                    bar.advance(len(batch))
-            except BaseException:
-                client.cancel([f for f in in_flight if not f.done()])
-                raise
+    cluster = Cluster(kind, arg, client)
+    try:
+        yield cluster
     finally:
-        if cluster is not None:
-            cluster.close()
+        cluster.close()
+
+
+def _grace_s() -> float:
+    try:
+        return max(0.0, float(os.environ.get("TCPLAB_DASK_GRACE_S", WORKER_GRACE_S)))
+    except ValueError:
+        return WORKER_GRACE_S
+
+
+def _execute_dask(
+    tasks: Iterable[Task], maker: RowMaker, sink: Sink, cluster: Cluster, bar: Any, notify: Any
+) -> None:
+    with _quiet_dask():
+        client = cluster.client()
+        _Dask(client, cluster.address, maker, sink, bar, notify).run(iter(tasks))
+
+
+class _Dask:
+    """One sweep's batches on a Dask cluster, watched: a worker lost is said once (the
+    scheduler reruns its batches elsewhere), every worker gone for `WORKER_GRACE_S` or the
+    scheduler lost ends in ClusterError, never in a hang or a traceback."""
+
+    def __init__(
+        self, client: Any, address: str, maker: RowMaker, sink: Sink, bar: Any, notify: Any
+    ) -> None:
+        self.client = client
+        self.address = address
+        self.maker = maker
+        self.sink = sink
+        self.bar = bar
+        self.notify = notify
+        self.submitted: dict[str, list[Task]] = {}
+        self.in_flight: set[Any] = set()
+        self.done_runs = 0
+        self.workers: set[str] = set()
+        self.lost: set[str] = set()
+        self.gone: set[str] = set()
+        self.empty_since: float | None = None
+        self.waiting_said = False
+
+    def _lost_error(self, what: str) -> ClusterError:
+        return ClusterError(
+            f"{what}, after {self.done_runs} runs on it; the runs that finished are kept: "
+            "running the same sweep again resumes it"
+        )
+
+    def _submit(self, batch: list[Task]) -> None:
+        try:
+            f = self.client.submit(_dask_batch, self.maker, batch, pure=False)
+        except Exception as e:  # the client closed: the scheduler is gone
+            raise self._lost_error(
+                f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
+            ) from None
+        self.submitted[f.key] = batch
+        self.in_flight.add(f)
+
+    def _threads(self) -> int:
+        """The worker threads the scheduler has now. A worker gone is said once, when
+        others are there to run its batches (every worker gone is said by the error that
+        ends the wait, or not at all if one joins in time)."""
+        try:
+            info = self.client.nthreads()
+        except Exception as e:  # the scheduler is gone (OSError, CommClosedError, ...)
+            raise self._lost_error(f"lost the Dask scheduler at {self.address} ({e})") from None
+        now = set(info)
+        self.gone |= self.workers - now - self.lost
+        if now:
+            for w in sorted(self.gone):
+                self.notify(
+                    f"Dask worker {w} was lost; its runs are run again on the other workers"
+                )
+            self.lost |= self.gone
+            self.gone = set()
+        self.workers |= now
+        return sum(info.values())
+
+    def _watch(self) -> None:
+        """Between waits: the scheduler still there, its workers counted; no worker left for
+        `WORKER_GRACE_S` (after there were some) ends the sweep."""
+        if self.client.status not in ("running", "newly-created"):
+            raise self._lost_error(f"lost the Dask scheduler at {self.address}")
+        if self._threads() > 0:
+            self.empty_since = None
+            return
+        if not self.workers:  # none yet (a batch system may take a while to start them)
+            if not self.waiting_said:
+                self.waiting_said = True
+                self.notify(f"waiting for Dask workers to join {self.address}")
+            return
+        now = time.monotonic()
+        if self.empty_since is None:
+            self.empty_since = now
+        elif now - self.empty_since > _grace_s():
+            n = len(self.workers)
+            raise self._lost_error(
+                f"every Dask worker of {self.address} was lost ({n} in all) and none joined "
+                f"in {_grace_s():.0f} s"
+            )
+
+    def run(self, it: Iterator[Task]) -> None:
+        from distributed import wait
+
+        try:
+            while True:
+                self._watch()
+                threads = self._threads()
+                if threads:
+                    break
+                time.sleep(1.0)
+            # A pilot batch per worker thread measures the time per run; then about 4 s
+            # batches, at least 4 per worker thread so that the load spreads.
+            t0 = time.perf_counter()
+            pilot = list(itertools.islice(it, 2 * threads))
+            for i in range(min(threads, len(pilot))):
+                self._submit(pilot[i::threads])
+            size = 0
+            while self.in_flight:
+                try:
+                    res = wait(list(self.in_flight), timeout=1.0, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    self._watch()
+                    continue
+                except Exception as e:  # the futures cancelled: the scheduler is gone
+                    raise self._lost_error(
+                        f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
+                    ) from None
+                for fut in res.done:
+                    self.in_flight.discard(fut)
+                    batch = self.submitted.pop(fut.key)
+                    done = self._result(fut)
+                    if size == 0:
+                        per_run = (time.perf_counter() - t0) * threads / max(1, len(pilot))
+                        size = max(1, min(5000, int(4.0 / max(per_run, 1e-7))))
+                    self.sink(_finished(batch, done))
+                    self.done_runs += len(batch)
+                    self.bar.advance(len(batch))
+                if size:
+                    threads = self._threads() or threads
+                    while len(self.in_flight) < 4 * threads:
+                        more = list(itertools.islice(it, size))
+                        if not more:
+                            break
+                        self._submit(more)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.cancel([f for f in self.in_flight if not f.done()])
+            raise
+
+    def _result(self, fut: Any) -> Any:
+        from distributed import KilledWorker
+
+        try:
+            return fut.result()
+        except KilledWorker as e:
+            raise self._lost_error(
+                f"a batch of runs was on {e.args[1] if len(e.args) > 1 else 'a worker'} each "
+                f"time one of {self.address}'s workers died ({type(e).__name__})"
+            ) from None
+        except _errors.TcplabError:
+            raise
+        except Exception as e:  # cancelled: the scheduler is gone; a connection closed
+            lost = isinstance(e, OSError | TimeoutError) or "Cancelled" in type(e).__name__
+            if lost or fut.status in ("cancelled", "lost") or self.client.status != "running":
+                raise self._lost_error(
+                    f"lost the Dask scheduler at {self.address} ({type(e).__name__})"
+                ) from None
+            raise

@@ -10,7 +10,14 @@ from typing import Any, NamedTuple
 
 from tcplab import errors as _errors
 
-__all__ = ["Task", "parse_scheduler"]
+__all__ = ["Task", "parse_scheduler", "ClusterError"]
+
+
+class ClusterError(_errors.TcplabError):
+    """The Dask cluster a sweep ran on was lost (its scheduler, or every worker) or could
+    not run a batch: the runs that finished are kept, and running the sweep again resumes."""
+
+    kind = "cluster"
 
 
 class Task(NamedTuple):

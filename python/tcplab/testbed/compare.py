@@ -218,9 +218,12 @@ def compare_sim_testbed(
     ):
         figures[name] = save_figure(fig, outdir, name)["png"]
     if out is not None:
-        df.to_csv(outdir / "sim_testbed.csv", index=False)
-        (outdir / "sim_testbed.json").write_text(
-            json.dumps(comparison_doc(df), indent=2, default=str) + "\n"
+        from tcplab._atomic import write_file
+
+        write_file(outdir / "sim_testbed.csv", df.to_csv(index=False).encode())
+        write_file(
+            outdir / "sim_testbed.json",
+            (json.dumps(comparison_doc(df), indent=2, default=str) + "\n").encode(),
         )
         for src, results in (("sim", sims), ("testbed", tbs)):
             for s, r in zip(seeds_, results, strict=True):
