@@ -137,15 +137,20 @@ def wide_console(width: int) -> "Console":
     return console if console.is_terminal else Console(width=width)
 
 
+def option(kind: Any, *names: str, help: str, **settings: Any) -> Any:
+    """The type of an option that may be left out (None when it is): `kind` or None, named
+    `names`, with `help`; no default is shown, the help says what leaving it out means.
+    `settings` are typer.Option's (min, file_okay, metavar, ...)."""
+    return Annotated[kind | None, typer.Option(*names, help=help, show_default=False, **settings)]
+
+
 FileArg = Annotated[
     Path,
     typer.Argument(
         exists=True, dir_okay=False, readable=True, help="Scenario file (TOML).", show_default=False
     ),
 ]
-SeedOpt = Annotated[
-    int | None, typer.Option("--seed", help="Override run.seed.", show_default=False)
-]
+SeedOpt = option(int, "--seed", help="Override run.seed.")
 SummaryJsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")
 ]
@@ -154,48 +159,31 @@ SummaryJsonOpt = Annotated[
 def out_dir_option(help: str) -> Any:
     """The type of an ``--out DIR`` option: a directory (not a file) that the command writes
     into, `help` saying what it writes there."""
-    return Annotated[
-        Path | None, typer.Option("--out", file_okay=False, help=help, show_default=False)
-    ]
+    return option(Path, "--out", file_okay=False, help=help)
 
 
 RunOutOpt = out_dir_option(
     "Write summary.json, scenario.json and traces (Parquet) to this directory."
 )
-JobsOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--jobs", "-j", min=1, help="Simulation threads (default: one per CPU).", show_default=False
-    ),
-]
-SchedulerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--scheduler",
-        help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running Dask "
-        "scheduler). Default: this process.",
-        show_default=False,
-    ),
-]
-StoreOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--store",
-        file_okay=False,
-        help="The results store: rows are kept as runs finish; a rerun computes only what it "
-        "lacks.",
-        show_default=False,
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        "-s",
-        metavar="KEY=VALUE",
-        help="Override a field by dotted path, e.g. tcp.mss=536 or links.wan.rate=5Mbps "
-        "(list elements by name). Repeatable.",
-        show_default=False,
-    ),
-]
+JobsOpt = option(int, "--jobs", "-j", min=1, help="Simulation threads (default: one per CPU).")
+SchedulerOpt = option(
+    str,
+    "--scheduler",
+    help="local:N (a Dask LocalCluster of N processes) or tcp://HOST:PORT (a running Dask "
+    "scheduler). Default: this process.",
+)
+StoreOpt = option(
+    Path,
+    "--store",
+    file_okay=False,
+    help="The results store: rows are kept as runs finish; a rerun computes only what it lacks.",
+)
+SetOpt = option(
+    list[str],
+    "--set",
+    "-s",
+    metavar="KEY=VALUE",
+    help="Override a field by dotted path, e.g. tcp.mss=536 or links.wan.rate=5Mbps "
+    "(list elements by name). Repeatable.",
+)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]

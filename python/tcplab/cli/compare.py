@@ -20,6 +20,7 @@ from ._common import (
     SetOpt,
     fail,
     load_scenario,
+    option,
     out_dir_option,
     tcplab_errors,
     wide_console,
@@ -37,29 +38,23 @@ OutOpt = out_dir_option("Write compare.csv, compare.json and the figure (compare
 def compare_cmd(
     ctx: typer.Context,
     file: FileArg,
-    sweep: Annotated[
-        str | None,
-        typer.Option(
-            "--sweep",
-            metavar="NAME=LO..HI",
-            help="Sweep one field: ber=1e-8..1e-4 or per=0.001..0.1 (the data direction of the "
-            "link(s) that carry an error model), or a dotted path such as "
-            "links.wan.ab.error.ber=1e-7..1e-5; LO..HI is log-spaced (--points), V1,V2,... "
-            "lists values. Without it: the scenario as given.",
-            show_default=False,
-        ),
-    ] = None,
+    sweep: option(
+        str,
+        "--sweep",
+        metavar="NAME=LO..HI",
+        help="Sweep one field: ber=1e-8..1e-4 or per=0.001..0.1 (the data direction of the "
+        "link(s) that carry an error model), or a dotted path such as "
+        "links.wan.ab.error.ber=1e-7..1e-5; LO..HI is log-spaced (--points), V1,V2,... "
+        "lists values. Without it: the scenario as given.",
+    ) = None,
     points: Annotated[int, typer.Option("--points", help="Log-spaced points of LO..HI.")] = 7,
     seeds: Annotated[int, typer.Option("--seeds", help="Seeds per point (1..N).")] = 3,
-    app_name: Annotated[
-        str | None,
-        typer.Option(
-            "--app",
-            help="The application to compare: an ftp, bulk or cbr transfer (default: the "
-            "first of those).",
-            show_default=False,
-        ),
-    ] = None,
+    app_name: option(
+        str,
+        "--app",
+        help="The application to compare: an ftp, bulk or cbr transfer (default: the "
+        "first of those).",
+    ) = None,
     jobs: JobsOpt = None,
     out: OutOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
@@ -83,9 +78,9 @@ def compare_cmd(
     # source registers there and gets its own flag (--testbed), passed as compare(source=...).
     from tcplab import compare as cmp
 
-    for option, value in (("--points", points), ("--seeds", seeds), ("--jobs", jobs)):
+    for name, value in (("--points", points), ("--seeds", seeds), ("--jobs", jobs)):
         if value is not None and value < 1:
-            raise fail(f"{option} {value}: must be a whole number >= 1")
+            raise fail(f"{name} {value}: must be a whole number >= 1")
     if testbed:
         with tcplab_errors():
             scenario = load_scenario(file, assignments or [])

@@ -29,6 +29,7 @@ from ._common import (
     SetOpt,
     command_group,
     fail,
+    option,
     out_dir_option,
     parse_assignment,
     wide_console,
@@ -60,44 +61,18 @@ def ns2_cmd(
     grid: Annotated[
         str, typer.Option("--grid", help="full (4 agents x 4 p x 2 RTTs) or reduced.")
     ] = "full",
-    seeds: Annotated[
-        int | None,
-        typer.Option(
-            "--seeds", min=1, help="Seeds per cell (default: the grid's).", show_default=False
-        ),  # fmt: skip
-    ] = None,
-    loss: Annotated[
-        str | None,
-        typer.Option("--loss", help="Loss probabilities, comma-separated.", show_default=False),
-    ] = None,
-    delay: Annotated[
-        str | None,
-        typer.Option(
-            "--delay", help="One-way bottleneck delays in ms, comma-separated.", show_default=False
-        ),  # fmt: skip
-    ] = None,
-    rate: Annotated[
-        float | None,
-        typer.Option("--rate", help="Bottleneck rate in Mbit/s (2).", show_default=False),
-    ] = None,
-    window: Annotated[
-        int | None, typer.Option("--window", help="window_ in packets (20).", show_default=False)
-    ] = None,
-    packet_size: Annotated[
-        int | None,
-        typer.Option("--packet-size", help="packetSize_ in bytes (1000).", show_default=False),
-    ] = None,
+    seeds: option(int, "--seeds", min=1, help="Seeds per cell (default: the grid's).") = None,
+    loss: option(str, "--loss", help="Loss probabilities, comma-separated.") = None,
+    delay: option(str, "--delay", help="One-way bottleneck delays in ms, comma-separated.") = None,
+    rate: option(float, "--rate", help="Bottleneck rate in Mbit/s (2).") = None,
+    window: option(int, "--window", help="window_ in packets (20).") = None,
+    packet_size: option(int, "--packet-size", help="packetSize_ in bytes (1000).") = None,
     paired: Annotated[
         bool, typer.Option("--paired", help="Replay ns-2's losses and tick phase in tcplab.")
     ] = False,
     jobs: JobsOpt = None,
     assignments: SetOpt = None,
-    ns_tcl: Annotated[
-        str | None,
-        typer.Option(
-            "--ns-tcl", help="Tcl run in ns-2 before the agents are made.", show_default=False
-        ),  # fmt: skip
-    ] = None,
+    ns_tcl: option(str, "--ns-tcl", help="Tcl run in ns-2 before the agents are made.") = None,
     out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

@@ -6,13 +6,12 @@ queue and error model, the applications), laid out automatically.
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from tcplab import errors
 
-from ._common import FileArg, SetOpt, fail, load_scenario
+from ._common import FileArg, SetOpt, fail, load_scenario, option
 
 app = typer.Typer()
 
@@ -22,17 +21,14 @@ _FORMATS = ("png", "svg", "pdf")
 @app.command("draw")
 def draw_cmd(
     file: FileArg,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            dir_okay=False,
-            help="The drawing: .png, .svg or .pdf (a PNG and an SVG are written beside it). "
-            "Default: <FILE's name>.png in the current directory.",
-            show_default=False,
-        ),
-    ] = None,
+    out: option(
+        Path,
+        "--out",
+        "-o",
+        dir_okay=False,
+        help="The drawing: .png, .svg or .pdf (a PNG and an SVG are written beside it). "
+        "Default: <FILE's name>.png in the current directory.",
+    ) = None,
     assignments: SetOpt = None,
 ) -> None:
     """Draw the scenario's network: nodes, links (rate, delay, queue, errors), applications."""

@@ -33,7 +33,7 @@ from tcplab.models.limits import (
 from tcplab.models.mathis import mathis_constant, mathis_throughput
 from tcplab.models.pftk import pftk_approx_throughput, pftk_throughput
 
-from ._common import FileArg, command_group
+from ._common import FileArg, command_group, option
 from .models_output import emit, rate_line, scenario_report
 
 app = command_group(
@@ -643,18 +643,15 @@ ScenarioSetOpt = Annotated[
 @app.callback(invoke_without_command=True)
 def model_main(
     ctx: typer.Context,
-    scenario: Annotated[
-        Path | None,
-        typer.Option(
-            "--scenario",
-            exists=True,
-            dir_okay=False,
-            readable=True,
-            help="Evaluate every applicable model for this scenario file (TOML), deriving RTT, "
-            "MSS, window and loss from it.",
-            show_default=False,
-        ),
-    ] = None,
+    scenario: option(
+        Path,
+        "--scenario",
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        help="Evaluate every applicable model for this scenario file (TOML), deriving RTT, "
+        "MSS, window and loss from it.",
+    ) = None,
     app_name: ScenarioAppOpt = None,
     assignments: ScenarioSetOpt = None,
     as_json: JsonOpt = False,

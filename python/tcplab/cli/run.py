@@ -29,6 +29,7 @@ from ._common import (
     echo_figures,
     fail,
     load_scenario,
+    option,
     tcplab_errors,
 )
 
@@ -77,37 +78,31 @@ def run_cmd(
     as_json: SummaryJsonOpt = False,
     out: RunOutOpt = None,
     assignments: SetOpt = None,
-    pcap: Annotated[
-        Path | None,
-        typer.Option(
-            "--pcap",
-            file_okay=False,
-            help="Write one pcap per host (DIR/<host>.pcap) for Wireshark; turns on the "
-            "per-packet log.",
-            show_default=False,
-        ),
-    ] = None,
+    pcap: option(
+        Path,
+        "--pcap",
+        file_okay=False,
+        help="Write one pcap per host (DIR/<host>.pcap) for Wireshark; turns on the "
+        "per-packet log.",
+    ) = None,
     strict: Annotated[
         bool,
         typer.Option("--strict", help="Exit with status 3 when an application did not finish."),
     ] = False,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot",
-            file_okay=False,
-            help="Draw the run into this directory (PNG and SVG): windows over time with loss "
-            "marks, the time-sequence diagram, the link queues; turns on output.trace and "
-            "output.queues.",
-            show_default=False,
-        ),
-    ] = None,
+    plot: option(
+        Path,
+        "--plot",
+        file_okay=False,
+        help="Draw the run into this directory (PNG and SVG): windows over time with loss "
+        "marks, the time-sequence diagram, the link queues; turns on output.trace and "
+        "output.queues.",
+    ) = None,
 ) -> None:
     """Simulate a scenario and print its summary. An application that did not finish is named
     on stderr (exit status 3 with --strict)."""
-    for option, where in (("--out", out), ("--pcap", pcap), ("--plot", plot)):
+    for flag, where in (("--out", out), ("--pcap", pcap), ("--plot", plot)):
         if where is not None:
-            _writable_dir(option, where)  # before simulating: a long run is not thrown away
+            _writable_dir(flag, where)  # before simulating: a long run is not thrown away
     with tcplab_errors():
         scenario = load_scenario(file, assignments or [])
         if pcap is not None:

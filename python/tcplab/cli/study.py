@@ -34,6 +34,7 @@ from ._common import (
     StoreOpt,
     command_group,
     fail,
+    option,
     out_dir_option,
     say_interrupted,
     wide_console,
@@ -79,27 +80,19 @@ def study(
         typer.Argument(help="The study to run (see --list).", show_default=False),
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the studies and exit.")] = False,
-    seeds: Annotated[
-        int | None,
-        typer.Option(
-            "--seeds", min=1, help="Seeds per scenario (default: the study's).", show_default=False
-        ),
-    ] = None,
+    seeds: option(int, "--seeds", min=1, help="Seeds per scenario (default: the study's).") = None,
     jobs: JobsOpt = None,
     out: OutOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json's content instead of tables.")
     ] = False,
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option",
-            "-O",
-            metavar="NAME=VALUE",
-            help="Set one of the study's own options. Repeatable.",
-            show_default=False,
-        ),
-    ] = None,
+    study_options: option(
+        list[str],
+        "--option",
+        "-O",
+        metavar="NAME=VALUE",
+        help="Set one of the study's own options. Repeatable.",
+    ) = None,
     store: StoreOpt = None,
     scheduler: SchedulerOpt = None,
     testbed: Annotated[
@@ -109,24 +102,18 @@ def study(
             help="Also run the study's testbed part (Linux and root; real time, minutes).",
         ),
     ] = False,
-    testbed_seeds: Annotated[
-        int | None,
-        typer.Option(
-            "--testbed-seeds",
-            min=1,
-            help="Seeds per testbed scenario (default: the study's, usually 1).",
-            show_default=False,
-        ),
-    ] = None,
-    testbed_budget: Annotated[
-        float | None,
-        typer.Option(
-            "--testbed-budget",
-            min=1,
-            help="Wall-time budget of one testbed run in seconds (default: the study's).",
-            show_default=False,
-        ),
-    ] = None,
+    testbed_seeds: option(
+        int,
+        "--testbed-seeds",
+        min=1,
+        help="Seeds per testbed scenario (default: the study's, usually 1).",
+    ) = None,
+    testbed_budget: option(
+        float,
+        "--testbed-budget",
+        min=1,
+        help="Wall-time budget of one testbed run in seconds (default: the study's).",
+    ) = None,
 ) -> None:
     """Reproduce a published study and write its report."""
     if list_ or name is None:
@@ -137,7 +124,7 @@ def study(
     except UnknownStudyError as e:
         raise fail(str(e)) from None
     options: dict[str, Any] = {}
-    for text in option or []:
+    for text in study_options or []:
         key, sep, value = text.partition("=")
         if not sep or not key.strip():
             raise fail(f"--option {text!r}: expected NAME=VALUE")

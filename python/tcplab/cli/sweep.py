@@ -263,7 +263,11 @@ def _print_frame(df: Any, *, as_csv: bool, as_json: bool) -> None:
     console = wide_console(max(120, 16 * len(df.columns)))
     table = Table(title_justify="left")
     for col in df.columns:
-        table.add_column(Text(printable(_header(str(col)))), justify="right", overflow="fold")
+        table.add_column(
+            Text("\n".join(map(printable, _header(str(col)).split("\n")))),
+            justify="right",
+            overflow="fold",
+        )
     for row in df.itertuples(index=False):
         table.add_row(*(Text(printable(v) if isinstance(v, str) else fmt_number(v)) for v in row))
     console.print(table)

@@ -33,6 +33,7 @@ from ._common import (
     command_group,
     fail,
     load_scenario,
+    option,
 )
 
 app = command_group(
@@ -42,27 +43,19 @@ app = command_group(
 
 
 @app.command("run")
-def run_cmd(
+def testbed_run_cmd(
     file: FileArg,
-    seed: SeedOpt = None,
-    as_json: SummaryJsonOpt = False,
-    out: RunOutOpt = None,
     assignments: SetOpt = None,
-    time_budget: Annotated[
-        float | None,
-        typer.Option(
-            "--time-budget",
-            min=1,
-            help="Wall-time limit of the run in seconds (default: the scenario's stop time + 60).",
-            show_default=False,
-        ),
-    ] = None,
-    pcap: Annotated[
-        Path | None,
-        typer.Option(
-            "--pcap", dir_okay=False, help="Capture the forwarded frames here.", show_default=False
-        ),
-    ] = None,
+    seed: SeedOpt = None,
+    out: RunOutOpt = None,
+    as_json: SummaryJsonOpt = False,
+    time_budget: option(
+        float,
+        "--time-budget",
+        min=1,
+        help="Wall-time limit of the run in seconds (default: the scenario's stop time + 60).",
+    ) = None,
+    pcap: option(Path, "--pcap", dir_okay=False, help="Capture the forwarded frames here.") = None,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Print the mapping (TestbedConfig, approximations) only."),
@@ -115,14 +108,9 @@ def run_cmd(
 
 @app.command("cleanup")
 def cleanup_cmd(
-    run_id: Annotated[
-        str | None,
-        typer.Option(
-            "--run-id",
-            help="Only the leftovers of this run, whether its owner lives or not.",
-            show_default=False,
-        ),
-    ] = None,
+    run_id: option(
+        str, "--run-id", help="Only the leftovers of this run, whether its owner lives or not."
+    ) = None,
     everything: Annotated[
         bool,
         typer.Option(
