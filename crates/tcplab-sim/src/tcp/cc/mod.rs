@@ -87,7 +87,6 @@
 pub mod aimd_delay;
 pub mod bbr;
 pub mod cubic;
-pub mod cubic_packets;
 pub mod newreno;
 pub mod reno;
 pub mod tahoe;
