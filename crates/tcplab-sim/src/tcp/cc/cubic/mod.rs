@@ -32,7 +32,7 @@
 
 mod packets;
 
-use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
 use packets::{Bictcp, Knobs};
@@ -270,14 +270,17 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn hears_every_ack(&self) -> bool {
-        false // the default, empty on_delivery
-    }
     fn name(&self) -> &'static str {
         "cubic"
     }
-    fn reads_sample_rtt(&self) -> bool {
-        self.cfg.hystart // hystart_update takes each ACK's RTT sample
+
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            hears_every_ack: false,             // the default, empty on_delivery
+            reads_sample_rtt: self.cfg.hystart, // hystart_update takes each ACK's RTT sample
+            recovery: RecoveryStyle::NewReno,
+            ..SenderRules::DEFAULT
+        }
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
@@ -339,10 +342,6 @@ impl CongestionControl for Cubic {
             self.cwnd_f = self.cwnd_f.max(cwnd + segs / 20.0);
         }
         self.write(st);
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 
     fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
