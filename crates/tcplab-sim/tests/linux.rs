@@ -270,7 +270,7 @@ fn hystart_ends_slow_start_whatever_the_loss_recovery() {
 #[test]
 fn cubic_counts_whole_packets_unless_told_otherwise() {
     // 1 % random loss keeps CUBIC in congestion avoidance. Linux's snd_cwnd is an integer
-    // (cubic_packets.rs): every window the sender traces outside recovery (where PRR sets it)
+    // (cc/cubic/packets.rs): every window the sender traces outside recovery (where PRR sets it)
     // is whole segments. RFC 9438's real window (packets = false) is not.
     let run = |cc: &str| {
         let out = run_toml(&one_link(

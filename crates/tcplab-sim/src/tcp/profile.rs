@@ -82,7 +82,7 @@ pub const PROFILES: &[Profile] = &[
         // CUBIC as tcp_cubic.c: HyStart (`hystart = 1`), the constant Reno-friendly increase
         // (`tcp_friendliness`), the W_cubic target at t plus the minimum RTT (`bictcp_update`),
         // its 5 % per RTT floor while no loss set W_max (`bictcp_update`: cnt <= 20 while
-        // last_max_cwnd is 0), and its arithmetic in whole packets (`cubic_packets.rs`).
+        // last_max_cwnd is 0), and its arithmetic in whole packets (`cc/cubic/packets.rs`).
         cc_params: &[
             ("cubic", "hystart", Preset::Bool(true)),
             ("cubic", "alpha_to_one", Preset::Bool(false)),

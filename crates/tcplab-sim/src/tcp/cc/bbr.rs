@@ -31,7 +31,7 @@
 //! handling of ProbeRTT are left out (our applications do not idle mid-transfer); "BytesInFlight"
 //! is the loss-recovery plug-in's pipe.
 
-use super::{AckEvent, CcState, CongestionControl, RateSample, RecoveryStyle};
+use super::{AckEvent, CcState, CongestionControl, RateSample, RecoveryStyle, SenderRules};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
 
@@ -389,6 +389,17 @@ impl CongestionControl for Bbr {
         "bbr"
     }
 
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            rate_samples: true,
+            paces: true,
+            recovery: RecoveryStyle::NewReno,
+            // Sets cwnd itself in recovery (packet conservation), as Linux's BBR does.
+            prr: false,
+            ..SenderRules::DEFAULT
+        }
+    }
+
     /// BBR acts on every ACK in `on_delivery`.
     fn on_ack(&mut self, _st: &mut CcState, _ev: &AckEvent) {}
 
@@ -448,18 +459,6 @@ impl CongestionControl for Bbr {
         self.init(st, Some(rtt));
     }
 
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
-
-    fn uses_prr(&self) -> bool {
-        false
-    }
-
-    fn uses_rate_samples(&self) -> bool {
-        true
-    }
-
     fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
         self.save_cwnd(st);
         self.in_loss_recovery = true;
@@ -491,10 +490,6 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         (self.cfg.pacing && self.pacing_rate > 0.0).then_some(self.pacing_rate)
-    }
-
-    fn paces(&self) -> bool {
-        true
     }
 }
 
@@ -634,6 +629,6 @@ mod tests {
         assert_eq!(s.cwnd, MSS);
         b.on_rto_recovered(&mut s);
         assert_eq!(s.cwnd, 50 * MSS);
-        assert!(!b.uses_prr());
+        assert!(!b.sender_rules().prr);
     }
 }

@@ -16,7 +16,7 @@
 //! fast retransmit starts and the window is not cut again.
 //!
 //! The congestion control (CC) owns the **window**: ssthresh and cwnd at entry
-//! (`on_enter_recovery`), the window during the phase (`recovery_style`), at its end
+//! (`on_enter_recovery`), the window during the phase (`SenderRules::recovery`), at its end
 //! (`on_exit_recovery`) and after a timeout (`on_rto`). During a phase the window does not grow
 //! (RFC 5681 section 3.2, RFC 6675 section 5, Linux's Recovery state), except Tahoe's. Window
 //! inflation is not cwnd arithmetic here: the loss-recovery plug-in reports the bytes it counts
@@ -54,7 +54,7 @@
 //! | RenoCC    | TCP Reno: inflation until the first new ACK ends phase and fast recovery; a second hole needs 3 more duplicate ACKs or the RTO | inflation until the first partial ACK, then cwnd = ssthresh against the whole flight: no new data until the recovery point is covered | RFC 6675 pipe against cwnd = ssthresh: new data as SACKs show the network drained |
 //! | NewRenoCC | the phase ends at the first new ACK (cwnd = min(ssthresh, flight + MSS)); further holes as with RenoCC | TCP NewReno (RFC 6582): one hole per round trip, new data throughout | ns-2's Sack1: RFC 6675 recovery until the recovery point |
 //!
-//! The other congestion controls take one of the three rules (`recovery_style`: westwood,
+//! The other congestion controls take one of the three rules (`SenderRules::recovery`: westwood,
 //! vegas, veno and aimd-delay Reno's, cubic, bbr and westwood+ NewReno's) and pair the same way.
 //!
 //! # Compared with ns-3 and Linux
@@ -78,16 +78,19 @@
 //! `on_delivery` (every ACK, with the bytes delivered, lost and in flight, a per-ACK RTT sample
 //! and, for algorithms that ask, a delivery-rate sample: model- and delay-based algorithms),
 //! `on_enter_recovery` / `on_exit_recovery` / `on_rto` / `on_rto_recovered` (congestion events),
-//! and `pacing_rate` (the sender paces when it returns a rate). One file per algorithm, each
-//! with a `Config` whose defaults cite their source and whose `Tunable` walk declares the
-//! parameters a scenario may set (`[tcp] cc_params`, see `params.rs`):
+//! and `pacing_rate` (the sender paces when it returns a rate). What the controller asks of the
+//! sender (which hooks it hears, its window rule in recovery, the rules of an ns-2 agent it
+//! stands in for) is one value, `sender_rules`, read once when the endpoint is built. One file
+//! per algorithm (a folder where it has a second part: `cubic/` with Linux's packet
+//! arithmetic, `westwood/` with the ns-2 module's agent), each with a `Config` whose defaults
+//! cite their source and whose `Tunable` walk declares the parameters a scenario may set
+//! (`[tcp] cc_params`, see `params.rs`):
 //!
 //! tahoe, reno, newreno, westwood, westwood+, vegas, veno, cubic, bbr, aimd-delay.
 
 pub mod aimd_delay;
 pub mod bbr;
 pub mod cubic;
-pub mod cubic_packets;
 pub mod newreno;
 pub mod reno;
 pub mod tahoe;
@@ -159,8 +162,8 @@ pub struct AckEvent {
     pub in_recovery: bool,
     /// RTT of the most recently sent segment this ACK delivered, if it was never retransmitted:
     /// one sample per ACK, as Linux's `pkts_acked` gives delay-based algorithms. Kept only for
-    /// controls that hear every ACK (`hears_every_ack`), use rate samples or read it in
-    /// `on_ack` (`reads_sample_rtt`); None in the `on_ack` of the others.
+    /// controls that hear every ACK (`SenderRules::hears_every_ack`), use rate samples or read
+    /// it in `on_ack` (`SenderRules::reads_sample_rtt`); None in the `on_ack` of the others.
     pub sample_rtt: Option<Dur>,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), if this ACK delivered
     /// data.
@@ -206,94 +209,166 @@ pub enum RecoveryStyle {
     NewReno,
 }
 
+/// What a congestion control asks of the sender that holds it: which of the controller's hooks
+/// the sender calls, the controller's window rule inside a loss-recovery phase, and the rules of
+/// the ns-2 agent the controller may stand in for (the ns-2 TCP Westwood module's,
+/// `westwood/ns2_agent.rs`).
+///
+/// `CongestionControl::sender_rules` returns it and the endpoint reads it once, when it is built
+/// (`Endpoint::new`): every field follows from the controller's `Config`, which does not change
+/// during a connection, so the per-ACK and per-segment paths test a flag the endpoint copied
+/// instead of asking through the vtable. Linux learns the same of a controller once, when it is
+/// attached: from the optional hooks of its `struct tcp_congestion_ops` left NULL
+/// (`cong_control`, `pkts_acked`) and from its `flags`; quinn's connection likewise reads what
+/// it needs of its controller as one value (`Controller::metrics`).
+///
+/// An algorithm names only what it changes: `SenderRules { paces: true, ..SenderRules::DEFAULT }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderRules {
+    // The hooks the sender calls: one it is told it need not call costs nothing per ACK or per
+    // segment.
+    /// `on_ack` is exactly `reno_increase(st, ev.bytes_acked)` (RFC 5681 eqs. 2-3, RFC 3465's
+    /// byte counting; Linux's `tcp_reno_cong_avoid`): the sender grows the window in line,
+    /// without building the event and calling through the vtable on every ACK of new data.
+    pub grows_as_reno: bool,
+    /// `on_delivery` does something: the sender builds its event on every ACK (new, duplicate,
+    /// in or out of recovery). No: the hook is the trait's empty one, and the sender does not
+    /// build the event (as Linux skips a NULL `pkts_acked`).
+    pub hears_every_ack: bool,
+    /// `on_ack` reads `AckEvent::sample_rtt` (CUBIC's HyStart: Linux's `hystart_update`, fed
+    /// each ACK's RTT sample by `bictcp_acked`): the sender keeps the newest segment each ACK
+    /// delivers even if nothing else needs it.
+    pub reads_sample_rtt: bool,
+    /// The algorithm reads `AckEvent::rate` (draft-cheng-iccrg-delivery-rate-estimation; Linux's
+    /// `tcp_rate_gen` for a `cong_control` such as BBR's): the sender computes delivery-rate
+    /// samples only then.
+    pub rate_samples: bool,
+    /// `on_sent` does something: the sender calls it for every segment sent, else never.
+    pub hears_sends: bool,
+    /// `pacing_rate` can ever be Some (BBR, draft-cardwell-iccrg-bbr-congestion-control-00;
+    /// Linux's `sk_pacing_rate`): the sender asks it per segment only then.
+    pub paces: bool,
+
+    // The window inside a loss-recovery phase (the module docs give every pair).
+    /// Seed 001's window rule (`RecoveryStyle`: TahoeCC; RenoCC, RFC 5681 section 3.2;
+    /// NewRenoCC, RFC 6582 section 3.2). The trait's `on_enter_recovery` reads it too.
+    pub recovery: RecoveryStyle,
+    /// After a fast retransmit without fast recovery (`RecoveryStyle::None`), resend everything
+    /// from the first unacknowledged segment (go-back-N), as after a timeout (ns-2's Tahoe,
+    /// `Agent/TCP`'s `dupack_action`; `tahoe.rs`).
+    pub go_back_n: bool,
+    /// The sender may apply RFC 6937 PRR (`[tcp] prr`) during this controller's fast recovery.
+    /// No: the controller sets cwnd itself in recovery (BBR; Linux's `tcp_cong_control` hands
+    /// the window to a `cong_control` hook and skips PRR's `tcp_cwnd_reduction`).
+    pub prr: bool,
+    /// Duplicate ACKs inflate the window during fast recovery (RFC 5681 section 3.2 steps 3-4;
+    /// RFC 6582's partial-ACK credit too). No: cwnd alone counts against the flight (the ns-2
+    /// TCP Westwood module, whose `recv` only counts duplicate ACKs).
+    pub inflates: bool,
+    /// The window at a fast retransmit is inflated by the dupthresh duplicate ACKs already
+    /// received (RFC 5681 step 3's ssthresh + 3 SMSS; ns-2's `dupwnd_ = numdupacks_`). No:
+    /// inflation starts at 0 and grows with the later duplicate ACKs
+    /// (`WestwoodNRTcpAgent::dupack_action` never sets `dupwnd_`). Only with `inflates`.
+    pub inflates_at_fast_retransmit: bool,
+    /// A partial ACK deflates the inflated window by the data it acknowledges (RFC 6582 section
+    /// 3.2 step 5; ns-2's `partial_window_deflation_` 1). No: it clears the inflation and leaves
+    /// cwnd (`partial_window_deflation_` 0, Agent/TCP/WestwoodNR's default: its OTcl parent is
+    /// Agent/TCP, which does not set NewReno's 1).
+    pub partial_deflation: bool,
+    /// The end of fast recovery leaves cwnd where the fast retransmit put it, the ending ACK
+    /// opening it as any ACK of new data (ns-2's agents: `recv` clears `dupwnd_` and calls
+    /// `recv_newack_helper`), instead of `on_exit_recovery` (RFC 5681 step 6, RFC 6582 step 3).
+    /// The profile's `[tcp.ns2] exit_keeps_cwnd` asks the same of tahoe, reno and newreno.
+    pub exit_keeps_cwnd: bool,
+
+    // The sender's own rules, as the ns-2 agent the controller stands in for keeps them.
+    /// RFC 3042 limited transmit (`[tcp] limited_transmit`, ns-2's `send_one`) may send on the
+    /// first duplicate ACKs, as the profile says. No: never (the ns-2 Westwood module, whose
+    /// `WestwoodTcpAgent::recv` only counts them, `++dupacks_`, and never calls `send_one`).
+    pub limited_transmit: bool,
+    /// A fast retransmit waits until the cumulative ACK passed the recovery point of a timeout
+    /// or an earlier fast retransmit (RFC 6582 section 4, ns-2's `recover_`; `rto_recovery`,
+    /// `[tcp] recover_guard_all`). No: the ns-2 Westwood module's `recv` calls `dupack_action`
+    /// on every `NUMDUPACKS`-th duplicate ACK, with no `recover_` check, also after a timeout.
+    pub guards_fast_retransmit: bool,
+    /// The controller runs inside an ns-2 `TcpAgent` (a subclass with its own loss reaction),
+    /// so the profile's rules for ns-2's own agents hold its window too: under `[tcp.ns2]
+    /// cwnd_double`, `cwnd_` is a double opened by `opencwnd` (`CaRule::Ns2Double`); under
+    /// `cwnd_packets`, ssthresh is whole packets whatever its size (`ssthresh_` is an int), and
+    /// a congestion event lowers cwnd to ssthresh only if above, keeping its fraction otherwise
+    /// (the Westwood module's `dupack_action`).
+    pub ns2_agent: bool,
+    /// `on_delivery` hears a duplicate ACK before the sender decides on a fast retransmit (the
+    /// ns-2 Westwood module's `recv`, and `WestwoodNRTcpAgent::recv` calling `bwe_computation`
+    /// first: the third duplicate ACK's own sample is in the estimate its `dupack_action`
+    /// reads). No: after (the event then also carries the loss-recovery plug-in's view of the
+    /// ACK: pipe, lost bytes, rate sample). Only with `hears_every_ack`.
+    pub dupack_first: bool,
+    /// Under `[tcp.ns2] newreno_partial`, only the first partial ACK restarts the
+    /// retransmission timer (RFC 6582 section 3.2 step 5; ns-2's `newreno_changes1_` 1,
+    /// "impatient"). No: every partial ACK does (`newreno_changes1_` 0,
+    /// Agent/TCP/WestwoodNR's default, as above).
+    pub impatient_timer: bool,
+}
+
+impl SenderRules {
+    /// The trait's default: the sender of RFC 5681, RFC 6582 and RFC 6675 as the profile sets
+    /// it up, RenoCC's window in recovery, and every hook heard but the per-segment ones
+    /// (`on_sent`, `pacing_rate`), which an algorithm that fills them in says it does.
+    pub const DEFAULT: SenderRules = SenderRules {
+        grows_as_reno: false,
+        hears_every_ack: true,
+        reads_sample_rtt: false,
+        rate_samples: false,
+        hears_sends: false,
+        paces: false,
+        recovery: RecoveryStyle::Reno,
+        go_back_n: false,
+        prr: true,
+        inflates: true,
+        inflates_at_fast_retransmit: true,
+        partial_deflation: true,
+        exit_keeps_cwnd: false,
+        limited_transmit: true,
+        guards_fast_retransmit: true,
+        ns2_agent: false,
+        dupack_first: false,
+        impatient_timer: true,
+    };
+}
+
+impl Default for SenderRules {
+    fn default() -> Self {
+        SenderRules::DEFAULT
+    }
+}
+
 /// A congestion control algorithm. Required: `name` and `on_ack`; every other hook has the
-/// RFC 5681 (Reno) behaviour or does nothing.
+/// RFC 5681 (Reno) behaviour or does nothing, and `sender_rules` says which the sender calls.
 pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
+    /// What this controller asks of its sender. Asked once, when the endpoint is built: the
+    /// answer follows from the controller's `Config` alone.
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules::DEFAULT
+    }
+
     /// ACK of new data outside a recovery phase (and inside one for `RecoveryStyle::None`):
-    /// grow the window.
+    /// grow the window. Not called when `SenderRules::grows_as_reno` says the sender may grow
+    /// it in line (`reno_increase`).
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent);
 
-    /// Whether `on_ack` is exactly `reno_increase(st, ev.bytes_acked)`: the sender then applies
-    /// the growth in line, without building the event and calling through the vtable on every
-    /// ACK of new data.
-    fn grows_as_reno(&self) -> bool {
-        false
-    }
-
     /// Every ACK (new, duplicate, in or out of recovery), after the sender and the loss-recovery
-    /// plug-in processed it: for model-based and rate-based algorithms.
+    /// plug-in processed it (before the fast-retransmit decision for a duplicate ACK under
+    /// `SenderRules::dupack_first`): for model-based and rate-based algorithms. Called only
+    /// when `SenderRules::hears_every_ack` is true.
     fn on_delivery(&mut self, _st: &mut CcState, _ev: &AckEvent) {}
-
-    /// Whether `on_delivery` does anything. Algorithms that keep the default (empty) hook say
-    /// no, and the sender does not build the event on every ACK.
-    fn hears_every_ack(&self) -> bool {
-        true
-    }
-
-    /// Whether `on_ack` reads `AckEvent::sample_rtt` (CUBIC's HyStart): the sender then keeps
-    /// the newest segment each ACK delivers even if nothing else needs it.
-    fn reads_sample_rtt(&self) -> bool {
-        false
-    }
 
     /// The slow-start threshold after a congestion event (ns-3's GetSsThresh: returns it).
     /// RFC 5681 eq. 4: max(FlightSize / 2, 2 * SMSS).
     fn ssthresh(&self, st: &CcState, flight: u64) -> u64 {
         (flight / 2).max(2 * st.mss)
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::Reno
-    }
-
-    /// Whether duplicate ACKs inflate the window during this controller's fast recovery
-    /// (RFC 5681 steps 3-4; NewReno's partial-ACK credit too). No: cwnd alone counts against
-    /// the flight (the ns-2 TCP Westwood module, whose `recv` only counts duplicate ACKs).
-    fn inflates(&self) -> bool {
-        true
-    }
-
-    /// Whether the end of this controller's fast recovery leaves cwnd where the fast retransmit
-    /// put it, the ending ACK opening it as any ACK of new data (ns-2's agents: `recv` clears
-    /// `dupwnd_` and calls `recv_newack_helper`), instead of `on_exit_recovery`.
-    fn exit_keeps_cwnd(&self) -> bool {
-        false
-    }
-
-    /// Whether the profile's RFC 3042 limited transmit (`[tcp] limited_transmit`, ns-2's
-    /// `send_one`) may send on the first duplicate ACKs. No: the ns-2 Westwood module, whose
-    /// `WestwoodTcpAgent::recv` only counts them (`++dupacks_`) and never calls `send_one`.
-    fn limited_transmit(&self) -> bool {
-        true
-    }
-
-    /// Whether a fast retransmit waits until the cumulative ACK passed the recovery point of a
-    /// timeout or an earlier fast retransmit (`rto_recovery`, `[tcp] recover_guard_all`). No:
-    /// the ns-2 Westwood module's `recv` calls `dupack_action` on every `NUMDUPACKS`-th
-    /// duplicate ACK, with no `recover_` check, also after a timeout.
-    fn guards_fast_retransmit(&self) -> bool {
-        true
-    }
-
-    /// Whether this controller runs inside an ns-2 `TcpAgent` (a subclass with its own loss
-    /// reaction), so that the profile's rules for ns-2's own agents hold its window too:
-    /// under `[tcp.ns2] cwnd_double`, `cwnd_` is a double opened by `opencwnd`
-    /// (`CaRule::Ns2Double`); under `cwnd_packets`, ssthresh is whole packets whatever its size
-    /// (`ssthresh_` is an int), and a congestion event lowers cwnd to ssthresh only if above,
-    /// keeping its fraction otherwise (the Westwood module's `dupack_action`).
-    fn ns2_agent(&self) -> bool {
-        false
-    }
-
-    /// Whether `on_delivery` hears a duplicate ACK before the sender decides on a fast
-    /// retransmit (the ns-2 Westwood module's `recv`, and `WestwoodNRTcpAgent::recv` calling
-    /// `bwe_computation` first: the third duplicate ACK's own sample is in the estimate its
-    /// `dupack_action` reads). No: after (the event then also carries the loss-recovery
-    /// plug-in's view of the ACK: pipe, lost bytes, rate sample).
-    fn hears_dupack_before_fast_retransmit(&self) -> bool {
-        false
     }
 
     /// Under the profile's `syn_loss = "timeout"` (ns-2's `TcpAgent::timeout`), set the window
@@ -303,45 +378,10 @@ pub trait CongestionControl: Send {
         false
     }
 
-    /// Whether the window at a fast retransmit is inflated by the dupthresh duplicate ACKs
-    /// already received (RFC 5681 step 3's ssthresh + 3 SMSS; ns-2's `dupwnd_ =
-    /// numdupacks_`). No: inflation starts at 0 and grows with the later duplicate ACKs
-    /// (`WestwoodNRTcpAgent::dupack_action` never sets `dupwnd_`). Only if `inflates`.
-    fn inflates_at_fast_retransmit(&self) -> bool {
-        true
-    }
-
-    /// Whether a partial ACK deflates the inflated window by the data it acknowledges (RFC 6582
-    /// step 5; ns-2's `partial_window_deflation_` 1). No: it clears the inflation and leaves
-    /// cwnd (`partial_window_deflation_` 0, Agent/TCP/WestwoodNR's default: its OTcl parent is
-    /// Agent/TCP, which does not set NewReno's 1).
-    fn deflates_on_partial_ack(&self) -> bool {
-        true
-    }
-
-    /// Under `[tcp.ns2] newreno_partial`, whether only the first partial ACK restarts the
-    /// retransmission timer (`newreno_changes1_` 1, "impatient"). No: every partial ACK does
-    /// (`newreno_changes1_` 0, Agent/TCP/WestwoodNR's default, as above).
-    fn impatient_timer(&self) -> bool {
-        true
-    }
-
-    /// After a fast retransmit without fast recovery (`RecoveryStyle::None`), resend everything
-    /// from the first unacknowledged segment (go-back-N), as after a timeout.
-    fn go_back_n(&self) -> bool {
-        false
-    }
-
-    /// Whether the sender may apply RFC 6937 PRR (when configured) during this algorithm's fast
-    /// recovery. Algorithms that set cwnd themselves in recovery (BBR) say no, as in Linux.
-    fn uses_prr(&self) -> bool {
-        true
-    }
-
     /// Fast retransmit happened: set ssthresh and cwnd for the recovery phase.
     fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
         st.ssthresh = self.ssthresh(st, flight);
-        st.cwnd = match self.recovery_style() {
+        st.cwnd = match self.sender_rules().recovery {
             RecoveryStyle::None => st.mss,
             _ => st.ssthresh,
         };
@@ -385,63 +425,14 @@ pub trait CongestionControl: Send {
     }
 
     /// A segment was sent (for pacing or rate-based controllers). Called only when
-    /// `hears_sends` is true: an algorithm that overrides this overrides that too.
+    /// `SenderRules::hears_sends` is true: an algorithm that fills this in says so there.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime, _bytes: u64) {}
 
-    /// Whether `on_sent` does something (the sender skips the call per segment otherwise).
-    fn hears_sends(&self) -> bool {
-        false
-    }
-
-    /// Whether the algorithm reads `AckEvent::rate` (the sender computes delivery-rate samples
-    /// only then).
-    fn uses_rate_samples(&self) -> bool {
-        false
-    }
-
     /// Pacing rate in bytes per second; None: no pacing (segments leave as the window allows).
-    /// Asked only when `paces` is true: an algorithm that overrides this overrides that too.
+    /// Asked only when `SenderRules::paces` is true: an algorithm that fills this in says so
+    /// there.
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         None
-    }
-
-    /// Whether `pacing_rate` can ever be Some (the sender skips asking per segment otherwise).
-    fn paces(&self) -> bool {
-        false
-    }
-}
-
-/// The controller's say over the sender's rules, read from its hooks once per connection
-/// (`Endpoint::new`), so that the per-ACK path tests a flag.
-#[derive(Clone, Copy, Debug)]
-pub struct SenderRules {
-    /// `limited_transmit`.
-    pub limited_transmit: bool,
-    /// `guards_fast_retransmit`.
-    pub guards_fast_retransmit: bool,
-    /// `ns2_agent`.
-    pub ns2_agent: bool,
-    /// `hears_dupack_before_fast_retransmit` (and `hears_every_ack`).
-    pub dupack_first: bool,
-    /// `inflates_at_fast_retransmit`.
-    pub inflates_at_fast_retransmit: bool,
-    /// `deflates_on_partial_ack`.
-    pub partial_deflation: bool,
-    /// `impatient_timer`.
-    pub impatient_timer: bool,
-}
-
-impl SenderRules {
-    pub fn of(cc: &dyn CongestionControl) -> Self {
-        SenderRules {
-            limited_transmit: cc.limited_transmit(),
-            guards_fast_retransmit: cc.guards_fast_retransmit(),
-            ns2_agent: cc.ns2_agent(),
-            dupack_first: cc.hears_every_ack() && cc.hears_dupack_before_fast_retransmit(),
-            inflates_at_fast_retransmit: cc.inflates_at_fast_retransmit(),
-            partial_deflation: cc.deflates_on_partial_ack(),
-            impatient_timer: cc.impatient_timer(),
-        }
     }
 }
 

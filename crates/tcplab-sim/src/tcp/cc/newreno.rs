@@ -12,7 +12,7 @@
 //!
 //! Deviations: none known.
 
-use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::tcp::params::{Tunable, Walk};
 
 /// RFC 6582 section 3.2 step 3: the window after a full acknowledgment.
@@ -63,23 +63,21 @@ pub fn full_ack_window(st: &CcState, flight: u64) -> u64 {
 }
 
 impl CongestionControl for NewReno {
-    fn hears_every_ack(&self) -> bool {
-        false // the default, empty on_delivery
-    }
     fn name(&self) -> &'static str {
         "newreno"
     }
 
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            grows_as_reno: true,
+            hears_every_ack: false, // the default, empty on_delivery
+            recovery: RecoveryStyle::NewReno,
+            ..SenderRules::DEFAULT
+        }
+    }
+
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
         reno_increase(st, ev.bytes_acked);
-    }
-
-    fn grows_as_reno(&self) -> bool {
-        true
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 
     fn on_exit_recovery(&mut self, st: &mut CcState, flight: u64) {
@@ -126,6 +124,6 @@ mod tests {
         };
         o.on_exit_recovery(&mut s, 0);
         assert_eq!(s.cwnd, 5000);
-        assert_eq!(n.recovery_style(), RecoveryStyle::NewReno);
+        assert_eq!(n.sender_rules().recovery, RecoveryStyle::NewReno);
     }
 }

@@ -11,25 +11,26 @@
 //! Deviations: none known. cwnd keeps growing while the sender is limited by the receiver's
 //! window (as Riverbed and ns-2 do; Linux and RFC 7661 do not).
 
-use super::{reno_increase, AckEvent, CcState, CongestionControl};
+use super::{reno_increase, AckEvent, CcState, CongestionControl, SenderRules};
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;
 
 impl CongestionControl for Reno {
-    fn hears_every_ack(&self) -> bool {
-        false // the default, empty on_delivery
-    }
     fn name(&self) -> &'static str {
         "reno"
     }
 
-    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        reno_increase(st, ev.bytes_acked);
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            grows_as_reno: true,
+            hears_every_ack: false, // the default, empty on_delivery
+            ..SenderRules::DEFAULT
+        }
     }
 
-    fn grows_as_reno(&self) -> bool {
-        true
+    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        reno_increase(st, ev.bytes_acked);
     }
 }
 

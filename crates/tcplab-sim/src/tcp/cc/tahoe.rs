@@ -31,7 +31,7 @@
 //!
 //! Deviations: none known.
 
-use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::tcp::params::{Tunable, Walk};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,27 +59,22 @@ pub struct Tahoe {
 }
 
 impl CongestionControl for Tahoe {
-    fn hears_every_ack(&self) -> bool {
-        false // the default, empty on_delivery
-    }
     fn name(&self) -> &'static str {
         "tahoe"
     }
 
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            grows_as_reno: true,
+            hears_every_ack: false, // the default, empty on_delivery
+            recovery: RecoveryStyle::None,
+            go_back_n: self.cfg.go_back_n,
+            ..SenderRules::DEFAULT
+        }
+    }
+
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
         reno_increase(st, ev.bytes_acked);
-    }
-
-    fn grows_as_reno(&self) -> bool {
-        true
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::None
-    }
-
-    fn go_back_n(&self) -> bool {
-        self.cfg.go_back_n
     }
 }
 
@@ -101,8 +96,8 @@ mod tests {
         let mut t = Tahoe::default();
         t.on_enter_recovery(&mut s, 16_000);
         assert_eq!((s.cwnd, s.ssthresh), (1000, 8000));
-        assert_eq!(t.recovery_style(), RecoveryStyle::None);
-        assert!(t.go_back_n());
+        assert_eq!(t.sender_rules().recovery, RecoveryStyle::None);
+        assert!(t.sender_rules().go_back_n);
         // Slow start again: one MSS per ACK.
         t.on_ack(
             &mut s,

@@ -18,7 +18,7 @@
 //! Linux's `TCP_WESTWOOD_RTT_MIN` (the paper has none).
 
 use super::westwood::Shared;
-use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
 
@@ -103,12 +103,16 @@ impl CongestionControl for WestwoodPlus {
         "westwood+"
     }
 
-    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        reno_increase(st, ev.bytes_acked);
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            grows_as_reno: true,
+            recovery: RecoveryStyle::NewReno,
+            ..SenderRules::DEFAULT
+        }
     }
 
-    fn grows_as_reno(&self) -> bool {
-        true
+    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        reno_increase(st, ev.bytes_acked);
     }
 
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
@@ -123,10 +127,6 @@ impl CongestionControl for WestwoodPlus {
 
     fn ssthresh(&self, st: &CcState, _flight: u64) -> u64 {
         self.shared.ssthresh(self.bwe(), st)
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 
     fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {

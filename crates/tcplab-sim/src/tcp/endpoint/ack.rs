@@ -274,7 +274,7 @@ impl Endpoint {
         if data_acked == 0 || (self.cfg.cwnd_validation && !self.cwnd_limited()) {
             return;
         }
-        if self.cc_reno {
+        if self.cc_rules.grows_as_reno {
             // What the controller's `on_ack` would do, without the event and the call through
             // the vtable (100 MB bulk: 1,839 -> 1,814 instructions per data segment).
             cc::reno_increase(&mut self.ccs, data_acked);
@@ -341,7 +341,7 @@ impl Endpoint {
         if d.bytes > 0 {
             self.rs.delivered += d.bytes;
             self.rs.delivered_time = now;
-            if let Some(seg) = d.newest.filter(|_| self.cc_rate) {
+            if let Some(seg) = d.newest.filter(|_| self.cc_rules.rate_samples) {
                 let send_elapsed = seg.last_sent.since(seg.tx().first_sent_time);
                 let ack_elapsed = now.since(seg.tx().delivered_time);
                 self.rs.first_sent_time = seg.last_sent;
@@ -400,7 +400,7 @@ impl Endpoint {
             }
         }
         // The congestion control hears about every ACK (if it listens, and did not already).
-        if !self.cc_delivery || std::mem::take(&mut self.cc_heard) {
+        if !self.cc_rules.hears_every_ack || std::mem::take(&mut self.cc_heard) {
             self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
             return;
         }

@@ -26,7 +26,7 @@ impl Endpoint {
         if self.in_recovery {
             // RFC 5681 step 4: each further duplicate ACK lets one segment out, while the
             // congestion control's fast-recovery window is in force.
-            if self.cc_fast_recovery && self.cc_inflates {
+            if self.cc_fast_recovery && self.cc_rules.inflates {
                 self.recovery_credits += self.eff_mss;
             }
             let v = self.view(ctx.now);
@@ -47,8 +47,8 @@ impl Endpoint {
     }
 
     /// The congestion control hears a duplicate ACK before the fast-retransmit decision
-    /// (`CongestionControl::hears_dupack_before_fast_retransmit`), with what is known of it
-    /// then (no pipe, lost bytes or rate sample); `after_ack` does not repeat it.
+    /// (`SenderRules::dupack_first`), with what is known of it then (no pipe, lost bytes or
+    /// rate sample); `after_ack` does not repeat it.
     #[inline(never)]
     fn hear_dupack(&mut self, now: SimTime) {
         let d = self.sb.delivery();
@@ -117,7 +117,7 @@ impl Endpoint {
         self.cc.on_enter_recovery(&mut self.ccs, base);
         self.whole_segments();
         self.stats.fast_retransmits += 1;
-        let style = self.cc.recovery_style();
+        let style = self.cc_rules.recovery;
         if self.ns2.cwnd_double && style != RecoveryStyle::None {
             // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = windowd()/2, not rounded.
             self.ccs.cwnd = (base / 2).max(1);
@@ -130,13 +130,13 @@ impl Endpoint {
         }
         if style != RecoveryStyle::None {
             self.cc_fast_recovery = true;
-            self.recovery_credits = if self.cc_inflates && self.cc_rules.inflates_at_fast_retransmit
-            {
-                self.dupacks as u64 * self.eff_mss
-            } else {
-                0
-            };
-            if self.cfg.prr && self.cc.uses_prr() {
+            self.recovery_credits =
+                if self.cc_rules.inflates && self.cc_rules.inflates_at_fast_retransmit {
+                    self.dupacks as u64 * self.eff_mss
+                } else {
+                    0
+                };
+            if self.cfg.prr && self.cc_rules.prr {
                 self.prr = Some(Prr::start(flight));
                 // The duplicate ACKs before this one were delivered segments too.
                 self.prr_dup = u64::from(self.dupacks.saturating_sub(1)) * self.eff_mss;
@@ -160,7 +160,7 @@ impl Endpoint {
             self.recover = Some(self.snd_max - 1);
             self.rto_recovery = true;
             self.fr_guard = Some(self.snd_max);
-            if self.cc.go_back_n() {
+            if self.cc_rules.go_back_n {
                 self.sb.mark_all_lost();
             }
         }
@@ -212,7 +212,7 @@ impl Endpoint {
                     let flight = self.flight();
                     self.cc.on_exit_recovery(&mut self.ccs, flight);
                 }
-            } else if self.cc.recovery_style() == RecoveryStyle::None {
+            } else if self.cc_rules.recovery == RecoveryStyle::None {
                 self.grow_window(grow, ctx.now);
             }
             if full && self.ns2.sack1 {
@@ -234,7 +234,7 @@ impl Endpoint {
         let partial = self.rec.on_partial_ack(&v, &mut self.sb);
         if self.cc_fast_recovery
             && self.prr.is_none()
-            && self.cc.recovery_style() == RecoveryStyle::Reno
+            && self.cc_rules.recovery == RecoveryStyle::Reno
         {
             // Reno's fast recovery ends on the first new ACK: deflate to ssthresh.
             self.cc_fast_recovery = false;
@@ -247,7 +247,7 @@ impl Endpoint {
         } else if self.cc_fast_recovery {
             // RFC 6582 step 5: deflate the inflation by the data acked and add back the
             // plug-in's credit (not with PRR, whose sndcnt replaces inflation).
-            let credit = if self.prr.is_some() || !self.cc_inflates {
+            let credit = if self.prr.is_some() || !self.cc_rules.inflates {
                 0
             } else {
                 partial.credit
@@ -263,7 +263,7 @@ impl Endpoint {
             } else {
                 self.recovery_credits = self.recovery_credits.saturating_sub(data_acked) + credit;
             }
-        } else if self.cc.recovery_style() == RecoveryStyle::None {
+        } else if self.cc_rules.recovery == RecoveryStyle::None {
             // Tahoe has no fast recovery: it slow-starts from one segment as after a timeout.
             self.grow_window(grow, ctx.now);
         }

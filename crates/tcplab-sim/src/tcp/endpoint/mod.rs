@@ -187,22 +187,12 @@ pub struct Endpoint {
     rec: Box<dyn LossRecovery>,
     /// The loss-recovery plug-in detects losses by time (`LossRecovery::time_based`).
     rec_timers: bool,
-    /// The congestion control reads delivery-rate samples.
-    cc_rate: bool,
-    /// The congestion control's per-ACK hook does something (`CongestionControl::on_delivery`).
-    cc_delivery: bool,
-    /// The congestion control's fast recovery inflates the window (`inflates`).
-    cc_inflates: bool,
-    /// The congestion control's window growth is Reno's (`CongestionControl::grows_as_reno`).
-    cc_reno: bool,
-    /// The congestion control's say over the sender's rules (`cc::SenderRules`).
+    /// What the congestion control asks of this sender (`cc::SenderRules`): which of its hooks
+    /// are called, its window rule in recovery, the rules of an ns-2 agent it stands in for.
+    /// Read once, here: it follows from the controller's `Config`, fixed for the connection.
     cc_rules: SenderRules,
     /// The congestion control already heard this duplicate ACK (`dupack_first`).
     cc_heard: bool,
-    /// The congestion control hears of every segment sent (`CongestionControl::hears_sends`).
-    cc_sends: bool,
-    /// The congestion control may pace (`CongestionControl::paces`).
-    cc_paces: bool,
     /// None of ns-2's window rules, pacing, the congestion control's per-send hook or the
     /// plug-in's timers: outside recovery the send loop takes its copy without their tests
     /// (`send_loop_as`).
@@ -310,8 +300,9 @@ struct Ns2State {
 
 /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation section 3):
 /// C.delivered, C.delivered_time, C.first_sent_time and C.app_limited. The last three (and
-/// the segments' `TxStamp`) are kept only for rate samples (`cc_rate`); C.delivered also for
-/// the congestion control's events, not on the `plain_ack` path, which has none.
+/// the segments' `TxStamp`) are kept only for rate samples (`SenderRules::rate_samples`);
+/// C.delivered also for the congestion control's events, not on the `plain_ack` path, which
+/// has none.
 #[derive(Default)]
 struct RateState {
     delivered: u64,
@@ -362,10 +353,12 @@ impl Endpoint {
     ) -> Self {
         let mss = cfg.mss as u64;
         let mut ns2 = Ns2Active::new(&cfg.ns2, cc.name(), rec.name());
+        let mut cc_rules = cc.sender_rules();
+        // Only a controller that hears every ACK can hear a duplicate one first.
+        cc_rules.dupack_first &= cc_rules.hears_every_ack;
         // A controller may ask for ns-2's exit rule whatever the profile (the ns-2 Westwood
         // module's `exit_window = "keep"`).
-        ns2.exit_keeps_cwnd |= cc.exit_keeps_cwnd();
-        let cc_rules = SenderRules::of(cc.as_ref());
+        ns2.exit_keeps_cwnd |= cc_rules.exit_keeps_cwnd;
         let ccs = CcState {
             cwnd: cfg.initial_cwnd as u64 * mss,
             ssthresh: cfg.initial_ssthresh,
@@ -395,9 +388,9 @@ impl Endpoint {
         let shortcuts = !GENERAL_ONLY.with(|g| g.get());
         let mut sb = Scoreboard::default();
         sb.track_newest(
-            cc.uses_rate_samples()
-                || cc.hears_every_ack()
-                || cc.reads_sample_rtt()
+            cc_rules.rate_samples
+                || cc_rules.hears_every_ack
+                || cc_rules.reads_sample_rtt
                 || rec.time_based(),
         );
         Endpoint {
@@ -432,23 +425,17 @@ impl Endpoint {
             fin_sent: false,
             sb,
             ccs,
-            cc_rate: cc.uses_rate_samples(),
-            cc_delivery: cc.hears_every_ack(),
-            cc_inflates: cc.inflates(),
-            cc_reno: cc.grows_as_reno(),
             cc_rules,
             cc_heard: false,
-            cc_sends: cc.hears_sends(),
-            cc_paces: cc.paces(),
             plain_sends: shortcuts
                 && !ns2.window_rules
-                && !cc.hears_sends()
-                && !cc.paces()
+                && !cc_rules.hears_sends
+                && !cc_rules.paces
                 && !rec.time_based(),
-            quiet_acks: shortcuts && !rec.time_based() && !cc.hears_every_ack(),
+            quiet_acks: shortcuts && !rec.time_based() && !cc_rules.hears_every_ack,
             plain_rx: shortcuts
                 && !rec.time_based()
-                && !cc.hears_every_ack()
+                && !cc_rules.hears_every_ack
                 && cfg.delayed_ack
                 && tune.is_none()
                 && cfg.rcv_read_rate.is_none()
@@ -456,14 +443,14 @@ impl Endpoint {
                 && !ns2.window_rules,
             plain_acks: shortcuts
                 && !rec.time_based()
-                && !cc.hears_every_ack()
-                && !cc.uses_rate_samples()
-                && cc.grows_as_reno()
+                && !cc_rules.hears_every_ack
+                && !cc_rules.rate_samples
+                && cc_rules.grows_as_reno
                 && !cfg.cwnd_validation
                 && !ns2.sack1
                 && !ns2.window_rules
-                && !cc.hears_sends()
-                && !cc.paces(),
+                && !cc_rules.hears_sends
+                && !cc_rules.paces,
             cc,
             rec_timers: rec.time_based(),
             rec,

@@ -88,7 +88,7 @@ impl Endpoint {
             || (self.snd_max > self.app_written
                 && !self.app_closed
                 && self.sb.next_lost().is_none()
-                && !self.cc_rate)
+                && !self.cc_rules.rate_samples)
         {
             return;
         }

@@ -89,7 +89,7 @@ impl Endpoint {
         }
         let pipe = self.sb.rfc6675_pipe();
         let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-        if self.cc_rate
+        if self.cc_rules.rate_samples
             && (all_acked || self.data_end() == self.app_written.saturating_add(1))
             && pipe < cwnd
         {
@@ -129,7 +129,9 @@ impl Endpoint {
             // (100 MB bulk: 1,715 -> 1,708 instructions per data segment).
             let pipe = self.sb.rfc6675_pipe();
             let cwnd = self.ccs.cwnd + self.limited_transmit_room;
-            if self.cc_rate && self.data_end() == self.app_written.saturating_add(1) && pipe < cwnd
+            if self.cc_rules.rate_samples
+                && self.data_end() == self.app_written.saturating_add(1)
+                && pipe < cwnd
             {
                 self.rs.app_limited = (self.rs.delivered + pipe).max(1);
             }
@@ -230,7 +232,10 @@ impl Endpoint {
             }
             // Nothing left to send although the window has room: the application limits us
             // (draft-cheng-iccrg-delivery-rate-estimation section 3.4; kept for rate samples).
-            if self.cc_rate && end == self.app_written.saturating_add(1) && pipe < cwnd {
+            if self.cc_rules.rate_samples
+                && end == self.app_written.saturating_add(1)
+                && pipe < cwnd
+            {
                 self.rs.app_limited = (self.rs.delivered + pipe).max(1);
             }
             break;
@@ -489,13 +494,13 @@ impl Endpoint {
         if PLAIN {
             return;
         }
-        if self.cc_sends {
+        if self.cc_rules.hears_sends {
             self.cc.on_sent(&mut self.ccs, ctx.now, len as u64);
         }
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(end - start);
         }
-        if !self.cc_paces {
+        if !self.cc_rules.paces {
             return;
         }
         if let Some(rate) = self.cc.pacing_rate(&self.ccs) {
@@ -510,7 +515,7 @@ impl Endpoint {
     /// timer is armed for its release time.
     fn paced(&mut self, ctx: &mut Ctx) -> bool {
         if ctx.now >= self.next_send_at
-            || !self.cc_paces
+            || !self.cc_rules.paces
             || self.cc.pacing_rate(&self.ccs).is_none()
         {
             return false;
@@ -524,10 +529,11 @@ impl Endpoint {
 
     /// Delivery-rate state recorded with a (re)transmission now (draft-cheng section 3.2).
     /// Only a rate sample reads it (`after_ack`, for a congestion control that takes them,
-    /// `cc_rate`): without one, neither it nor C.first_sent_time and C.app_limited are kept.
+    /// `SenderRules::rate_samples`): without one, neither it nor C.first_sent_time and
+    /// C.app_limited are kept.
     #[inline(always)]
     fn tx_stamp(&mut self, now: SimTime) -> TxStamp {
-        if !self.cc_rate {
+        if !self.cc_rules.rate_samples {
             return TxStamp::default();
         }
         if self.sb.rfc6675_pipe() == 0 {

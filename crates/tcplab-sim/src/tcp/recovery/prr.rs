@@ -2,7 +2,7 @@
 //!
 //! Enabled by `prr = true` in a scenario's `[tcp]` (`TcpConfig::prr`); it combines with any
 //! loss-recovery plug-in and any congestion control that does not set its own recovery window
-//! (`CongestionControl::uses_prr`; BBR does not). Semantics:
+//! (`SenderRules::prr`; BBR does not). Semantics:
 //!
 //! - at the start of fast recovery (after the congestion control set ssthresh):
 //!   prr_delivered = prr_out = 0, RecoverFS = the bytes in flight by the scoreboard. The RFC

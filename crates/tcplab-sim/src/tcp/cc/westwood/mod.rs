@@ -43,10 +43,6 @@
 //!   `dupack_action`), else it is 1, at most 4, and the timeout's ssthresh is BWE x RTTmin /
 //!   `fr_a_`, without the 2-packet floor; the fast retransmit does not divide ("'a' is no
 //!   longer being used");
-//! - `inflation = false` (Agent/TCP/Westwood's `recv` only counts duplicate ACKs, so
-//!   `dupwnd_` stays 0): no window inflation during fast recovery, and `exit_window = "keep"`:
-//!   the ACK that ends it leaves cwnd where the fast retransmit put it and opens it as any new
-//!   ACK (`recv_newack_helper`), rather than setting cwnd = ssthresh;
 //! - `recovery = "newreno"` with `loss_recovery = "newreno"` is Agent/TCP/WestwoodNR: the
 //!   module's estimator and loss reaction on ns-2's NewReno agent, whose fast recovery inflates
 //!   (`dupwnd_`) and ends keeping cwnd (`exit_recovery_fix_` 0); so with `model = "ns2"`,
@@ -54,31 +50,12 @@
 //!   recovery phase ends at the first new ACK, where a NewReno window is Reno's: the scenario
 //!   refuses that pair.
 //!
-//! The module's agent around the estimator differs from tcplab's sender too; each difference
-//! is a `CongestionControl` hook the sender reads once, driven by a parameter:
-//!
-//! - `limited_transmit = false` (`WestwoodTcpAgent::recv` only counts duplicate ACKs and never
-//!   calls `send_one`): no RFC 3042 limited transmit whatever the profile;
-//! - `fast_retransmit_guard = false` (the same `recv` calls `dupack_action` on every third
-//!   duplicate ACK, with no `recover_` check, also after a timeout): no fast-retransmit guard;
-//! - `ns2_window = true` (the module is a `TcpAgent` subclass): under `[tcp.ns2] cwnd_double`
-//!   cwnd is ns-2's double (`opencwnd`); under `cwnd_packets` ssthresh is a whole number of
-//!   packets whatever its size (`ssthresh_` is an int, and BWE x RTTmin may exceed the
-//!   initial ssthresh), and the fast retransmit lowers cwnd to ssthresh only if above, its
-//!   fraction kept otherwise (`dupack_action`: `if (cwnd_ > ssthresh_) cwnd_ = ssthresh_`);
-//! - `estimate_first = true` (`recv` runs the estimator before `dupack_action`): the third
-//!   duplicate ACK's sample is in the ssthresh it sets;
-//! - `syn_timeout = "initial_window"` (`WestwoodTcpAgent::timeout` lacks `TcpAgent`'s
-//!   `bugfix_ss_` branch): under `syn_loss = "timeout"` a lost SYN leaves the initial window
-//!   (the SYN's ACK sets `cwnd_ = initial_window()`) and ssthresh 2 packets;
-//! - Agent/TCP/WestwoodNR's OTcl parent is Agent/TCP, not Agent/TCP/Newreno, so it runs with
-//!   Agent/TCP's defaults `partial_window_deflation_` 0 (`partial_deflation = false`: a
-//!   partial ACK clears the inflation and leaves cwnd) and `newreno_changes1_` 0 (`impatient
-//!   = false`: every partial ACK restarts the timer under `[tcp.ns2] newreno_partial`), and its
-//!   `dupack_action` never sets `dupwnd_ = numdupacks_` (`fr_inflation = false`: the inflation
-//!   starts at 0, not at dupthresh packets). With `recovery = "newreno"`, `model = "ns2"` turns
-//!   `limited_transmit` and `fast_retransmit_guard` back on (NewReno's `recv` sends one packet
-//!   per early duplicate ACK and calls `dupack_action` only past `recover_`).
+//! The module's agent around the estimator differs from tcplab's sender too (no window
+//! inflation, no limited transmit, no fast-retransmit guard, ns-2's window, ...): each
+//! difference is a parameter of its own, declared with the sender rule it sets in
+//! `ns2_agent.rs` (`inflation`, `exit_window`, `limited_transmit`, `fast_retransmit_guard`,
+//! `ns2_window`, `estimate_first`, `syn_timeout`, `fr_inflation`, `partial_deflation`,
+//! `impatient`), and the sender reads them once, in the controller's `SenderRules`.
 //!
 //! In the `ns2` profile the window is in whole packets (`cwnd_packets`), so ssthresh is the
 //! module's `(int)` count of packets; the profile also keeps it at 2 packets at least after a
@@ -100,9 +77,12 @@
 //!   before the third duplicate ACK's own sample; the module (and Linux) update it first,
 //!   which `model = "ns2"` follows.
 
-use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle};
+mod ns2_agent;
+
+use super::{reno_increase, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
+pub use ns2_agent::{AgentRules, ExitWindow, SynTimeout};
 
 /// Which Westwood the defaults of the other parameters follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,15 +135,6 @@ pub enum TimeoutDivisor {
     Ns2,
 }
 
-/// cwnd at the end of Westwood's fast recovery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExitWindow {
-    /// cwnd = ssthresh (RFC 5681 step 6).
-    Ssthresh,
-    /// cwnd stays; the ending ACK opens it as any new ACK (the ns-2 module).
-    Keep,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// The preset the other parameters start from.
@@ -180,43 +151,8 @@ pub struct Config {
     pub ack_cap: u64,
     pub rtt_min: RttMinFrom,
     pub timeout_divisor: TimeoutDivisor,
-    /// Window inflation by duplicate ACKs during fast recovery (RFC 5681 steps 3-4).
-    pub inflation: bool,
-    pub exit_window: ExitWindow,
-    /// RFC 3042 limited transmit as the profile says; false: none (`CongestionControl::
-    /// limited_transmit`).
-    pub limited_transmit: bool,
-    /// No fast retransmit below the recovery point of a timeout or an earlier fast retransmit,
-    /// as the profile says; false: every dupthresh-th duplicate ACK retransmits
-    /// (`CongestionControl::guards_fast_retransmit`).
-    pub fast_retransmit_guard: bool,
-    /// The window as an ns-2 `TcpAgent` holds it (`CongestionControl::ns2_agent`).
-    pub ns2_window: bool,
-    /// The estimate hears a duplicate ACK before the fast-retransmit decision
-    /// (`CongestionControl::hears_dupack_before_fast_retransmit`).
-    pub estimate_first: bool,
-    /// The window after this end's SYN timed out (`CongestionControl::syn_timeout_window`).
-    pub syn_timeout: SynTimeout,
-    /// The fast retransmit's window counts the dupthresh duplicate ACKs already received
-    /// (`CongestionControl::inflates_at_fast_retransmit`).
-    pub fr_inflation: bool,
-    /// A partial ACK deflates the inflated window by the data it acknowledges
-    /// (`CongestionControl::deflates_on_partial_ack`).
-    pub partial_deflation: bool,
-    /// Under `[tcp.ns2] newreno_partial`, only the first partial ACK restarts the timer
-    /// (`CongestionControl::impatient_timer`).
-    pub impatient: bool,
-}
-
-/// The window after this end's SYN timed out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SynTimeout {
-    /// The profile's rule (`[tcp] syn_loss`).
-    Profile,
-    /// Under `syn_loss = "timeout"`: the initial window, ssthresh 2 packets (the module's
-    /// `timeout` lacks `TcpAgent`'s `bugfix_ss_` branch, so the SYN's ACK sets `cwnd_ =
-    /// initial_window()`; its `slowdown(CLOSE_FASTER)` sets ssthresh from a zero estimate).
-    InitialWindow,
+    /// The rules of the agent around the estimator (`ns2_agent.rs`).
+    pub agent: AgentRules,
 }
 
 impl Default for Config {
@@ -247,24 +183,7 @@ impl Config {
             } else {
                 TimeoutDivisor::None
             },
-            inflation: !ns2,
-            exit_window: if ns2 {
-                ExitWindow::Keep
-            } else {
-                ExitWindow::Ssthresh
-            },
-            limited_transmit: !ns2,
-            fast_retransmit_guard: !ns2,
-            ns2_window: ns2,
-            estimate_first: ns2,
-            syn_timeout: if ns2 {
-                SynTimeout::InitialWindow
-            } else {
-                SynTimeout::Profile
-            },
-            fr_inflation: !ns2,
-            partial_deflation: !ns2,
-            impatient: !ns2,
+            agent: AgentRules::preset(model),
         }
     }
 }
@@ -300,12 +219,7 @@ impl Tunable for Config {
             ],
         );
         if self.model == Model::Ns2 && self.recovery == RecoveryStyle::NewReno {
-            // Agent/TCP/WestwoodNR: NewRenoTcpAgent's recv inflates the window (dupwnd_),
-            // sends one packet for each of the first duplicate ACKs (send_one) and calls the
-            // module's dupack_action only above recover_ (its bug_fix_ check).
-            self.inflation = true;
-            self.limited_transmit = true;
-            self.fast_retransmit_guard = true;
+            self.agent.westwood_nr();
         }
         w.choice(
             "filter",
@@ -335,30 +249,7 @@ impl Tunable for Config {
             &mut self.timeout_divisor,
             &[("none", TimeoutDivisor::None), ("ns2", TimeoutDivisor::Ns2)],
         );
-        w.flag("inflation", &mut self.inflation);
-        w.choice(
-            "exit_window",
-            &mut self.exit_window,
-            &[
-                ("ssthresh", ExitWindow::Ssthresh),
-                ("keep", ExitWindow::Keep),
-            ],
-        );
-        w.flag("limited_transmit", &mut self.limited_transmit);
-        w.flag("fast_retransmit_guard", &mut self.fast_retransmit_guard);
-        w.flag("ns2_window", &mut self.ns2_window);
-        w.flag("estimate_first", &mut self.estimate_first);
-        w.choice(
-            "syn_timeout",
-            &mut self.syn_timeout,
-            &[
-                ("profile", SynTimeout::Profile),
-                ("initial_window", SynTimeout::InitialWindow),
-            ],
-        );
-        w.flag("fr_inflation", &mut self.fr_inflation);
-        w.flag("partial_deflation", &mut self.partial_deflation);
-        w.flag("impatient", &mut self.impatient);
+        self.agent.walk(w);
     }
 }
 
@@ -621,12 +512,16 @@ impl CongestionControl for Westwood {
         "westwood"
     }
 
-    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
-        reno_increase(st, ev.bytes_acked);
+    fn sender_rules(&self) -> SenderRules {
+        self.cfg.agent.sender_rules(SenderRules {
+            grows_as_reno: true,
+            recovery: self.cfg.recovery,
+            ..SenderRules::DEFAULT
+        })
     }
 
-    fn grows_as_reno(&self) -> bool {
-        true
+    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        reno_increase(st, ev.bytes_acked);
     }
 
     fn on_delivery(&mut self, st: &mut CcState, ev: &AckEvent) {
@@ -664,61 +559,8 @@ impl CongestionControl for Westwood {
         self.loss_window(st)
     }
 
-    fn recovery_style(&self) -> RecoveryStyle {
-        self.cfg.recovery
-    }
-
-    fn inflates(&self) -> bool {
-        self.cfg.inflation
-    }
-
-    fn exit_keeps_cwnd(&self) -> bool {
-        self.cfg.exit_window == ExitWindow::Keep
-    }
-
-    fn limited_transmit(&self) -> bool {
-        self.cfg.limited_transmit
-    }
-
-    fn guards_fast_retransmit(&self) -> bool {
-        self.cfg.fast_retransmit_guard
-    }
-
-    fn ns2_agent(&self) -> bool {
-        self.cfg.ns2_window
-    }
-
-    fn hears_dupack_before_fast_retransmit(&self) -> bool {
-        self.cfg.estimate_first
-    }
-
     fn syn_timeout_window(&mut self, st: &mut CcState, initial: u64, timeouts: u64) -> bool {
-        if self.cfg.syn_timeout != SynTimeout::InitialWindow {
-            return false;
-        }
-        // Each SYN timeout is `slowdown(CLOSE_FASTER)` with no estimate yet: the first, in
-        // slow start, sets fr_a_ to 1, the others (ssthresh_ 0 below cwnd_) keep it at 1;
-        // ssthresh_ = 0, kept at 2 packets as after every timeout (`whole_segments`). No
-        // `bugfix_ss_` line lowers the initial window, which the SYN's ACK restores.
-        if timeouts > 0 && self.cfg.timeout_divisor == TimeoutDivisor::Ns2 {
-            self.fr_a = 1.0;
-        }
-        st.ssthresh = 2 * st.mss;
-        st.cwnd = initial;
-        st.ca_bytes = 0;
-        true
-    }
-
-    fn inflates_at_fast_retransmit(&self) -> bool {
-        self.cfg.fr_inflation
-    }
-
-    fn deflates_on_partial_ack(&self) -> bool {
-        self.cfg.partial_deflation
-    }
-
-    fn impatient_timer(&self) -> bool {
-        self.cfg.impatient
+        self.syn_timeout_window_ns2(st, initial, timeouts)
     }
 
     fn on_enter_recovery(&mut self, st: &mut CcState, _flight: u64) {
@@ -736,7 +578,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_exit_recovery(&mut self, st: &mut CcState, _flight: u64) {
-        if self.cfg.exit_window == ExitWindow::Ssthresh {
+        if self.cfg.agent.exit_window == ExitWindow::Ssthresh {
             st.cwnd = st.ssthresh;
         }
         st.ca_bytes = 0;
@@ -1012,70 +854,5 @@ mod tests {
         p.on_rtt_sample(&mut s, SimTime(0), Dur::from_millis(42));
         p.on_counted_rtt(Dur::from_millis(40));
         assert_eq!(p.rtt_min(), Some(Dur::from_millis(42)));
-    }
-
-    #[test]
-    fn ns2_agent_rules_are_the_modules_and_westwood_nr_keeps_newrenos_recv() {
-        let rules = |w: &Westwood| {
-            (
-                w.limited_transmit(),
-                w.guards_fast_retransmit(),
-                w.ns2_agent(),
-                w.hears_dupack_before_fast_retransmit(),
-                w.inflates_at_fast_retransmit(),
-                w.deflates_on_partial_ack(),
-                w.impatient_timer(),
-            )
-        };
-        // The paper's Westwood leaves the sender's rules alone.
-        let p = Westwood::default();
-        assert_eq!(rules(&p), (true, true, false, false, true, true, true));
-        // Agent/TCP/Westwood: no send_one, no recover_ check, TcpAgent's window, estimate
-        // first.
-        assert_eq!(
-            rules(&ns2()),
-            (false, false, true, true, false, false, false)
-        );
-        // Agent/TCP/WestwoodNR: NewReno's recv sends one packet per early duplicate ACK and
-        // checks recover_ (as `Tunable::walk` sets them for recovery = "newreno").
-        let nr = Westwood::new(Config {
-            recovery: RecoveryStyle::NewReno,
-            inflation: true,
-            limited_transmit: true,
-            fast_retransmit_guard: true,
-            ..Config::preset(Model::Ns2)
-        });
-        assert_eq!(rules(&nr), (true, true, true, true, false, false, false));
-    }
-
-    #[test]
-    fn ns2_syn_timeout_leaves_the_initial_window_and_ssthresh_2() {
-        // Two SYN timeouts, initial window 4 packets: cwnd 4 packets, ssthresh 2, fr_a_ 1.
-        let mut w = ns2();
-        let mut s = state(1000, u64::MAX / 4);
-        assert!(w.syn_timeout_window(&mut s, 4000, 2));
-        assert_eq!((s.cwnd, s.ssthresh, w.fr_a()), (4000, 2000, 1.0));
-        // The paper's leaves it to the profile.
-        let mut p = Westwood::default();
-        let mut s = state(1000, u64::MAX / 4);
-        assert!(!p.syn_timeout_window(&mut s, 4000, 2));
-        assert_eq!((s.cwnd, s.ssthresh), (1000, u64::MAX / 4));
-    }
-
-    #[test]
-    fn ns2_recovery_neither_inflates_nor_sets_cwnd_to_ssthresh_at_its_end() {
-        let w = ns2();
-        assert!(!w.inflates() && w.exit_keeps_cwnd());
-        let mut w = ns2();
-        w.bwe = 125_000.0;
-        w.on_counted_rtt(Dur::from_millis(100));
-        // cwnd below BWE x RTTmin at the fast retransmit stays there at the end.
-        let mut s = state(8000, 20_000);
-        w.on_enter_recovery(&mut s, 8000);
-        assert_eq!((s.ssthresh, s.cwnd), (12_500, 8000));
-        w.on_exit_recovery(&mut s, 8000);
-        assert_eq!(s.cwnd, 8000);
-        let p = Westwood::default();
-        assert!(p.inflates() && !p.exit_keeps_cwnd());
     }
 }

@@ -27,13 +27,15 @@
 //! Deviation: the window w recorded as W_max and cwnd_prior at a congestion event is
 //! min(cwnd, FlightSize), because this simulator lets cwnd grow while the receiver window
 //! limits the flight (RFC 9438 section 4.6 asks such implementations to take measures).
-//! With `packets` (Linux's arithmetic, `cubic_packets.rs`) W_max and ssthresh both come from
+//! With `packets` (Linux's arithmetic, `packets.rs`) W_max and ssthresh both come from
 //! the window the congestion event reduces, as `bictcp_recalc_ssthresh` takes `snd_cwnd`.
 
-use super::cubic_packets::{Bictcp, Knobs};
-use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle};
+mod packets;
+
+use super::{slow_start, AckEvent, CcState, CongestionControl, RecoveryStyle, SenderRules};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::params::{Range, Tunable, Walk};
+use packets::{Bictcp, Knobs};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -57,7 +59,7 @@ pub struct Config {
     /// HyStart ended slow start, or after a timeout, which resets the state), cwnd grows at
     /// least 5 % per RTT (`ca->cnt` at most 20). RFC 9438 has no such floor.
     pub unknown_max_growth: bool,
-    /// Linux's arithmetic in whole packets (`cubic_packets.rs`): integer W_max and ssthresh,
+    /// Linux's arithmetic in whole packets (`packets.rs`): integer W_max and ssthresh,
     /// growth as a count of packets per increase, the Reno estimate of `tcp_friendliness`;
     /// `target_min_rtt` and `alpha_to_one` do not apply. On in the `linux` profile.
     pub packets: bool,
@@ -268,14 +270,17 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn hears_every_ack(&self) -> bool {
-        false // the default, empty on_delivery
-    }
     fn name(&self) -> &'static str {
         "cubic"
     }
-    fn reads_sample_rtt(&self) -> bool {
-        self.cfg.hystart // hystart_update takes each ACK's RTT sample
+
+    fn sender_rules(&self) -> SenderRules {
+        SenderRules {
+            hears_every_ack: false,             // the default, empty on_delivery
+            reads_sample_rtt: self.cfg.hystart, // hystart_update takes each ACK's RTT sample
+            recovery: RecoveryStyle::NewReno,
+            ..SenderRules::DEFAULT
+        }
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
@@ -337,10 +342,6 @@ impl CongestionControl for Cubic {
             self.cwnd_f = self.cwnd_f.max(cwnd + segs / 20.0);
         }
         self.write(st);
-    }
-
-    fn recovery_style(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 
     fn on_enter_recovery(&mut self, st: &mut CcState, flight: u64) {
