@@ -9,6 +9,7 @@
 use super::cc::CaRule;
 use super::ns2::Ns2Rules;
 use super::params;
+use super::recovery::prr::PrrRule;
 use super::rto::RtoConfig;
 use crate::engine::time::Dur;
 use crate::scenario::walk::{Fields, Visitor};
@@ -105,6 +106,8 @@ pub struct TcpConfig {
     /// RFC 6937 proportional rate reduction during fast recovery, with any loss recovery
     /// (`recovery/prr.rs` has the semantics).
     pub prr: bool,
+    /// Which PRR (`recovery/prr.rs`): RFC 6937's, or Linux's `tcp_cwnd_reduction`.
+    pub prr_rule: PrrRule,
     /// Receiving application's read rate in bytes/s (None: reads at once).
     pub rcv_read_rate: Option<f64>,
     /// Grow cwnd only while the sender is cwnd-limited, as Linux's `tcp_is_cwnd_limited`
@@ -305,6 +308,16 @@ impl Fields for TcpConfig {
         v.flag("prr", &mut self.prr)
             .doc("Proportional rate reduction (RFC 6937) during recovery.")
             .example("true");
+        v.choice(
+            "prr_rule",
+            &mut self.prr_rule,
+            &[
+                ("rfc6937", PrrRule::Rfc6937, "RFC 6937 with PRR-SSRB"),
+                ("linux", PrrRule::Linux, "Linux's tcp_cwnd_reduction"),
+            ],
+        )
+        .doc("Which PRR: RFC 6937 (RecoverFS the flight; below ssthresh one segment more than delivered on every ACK), or Linux's tcp_cwnd_reduction (RecoverFS the cwnd before the reduction; the extra segment only when the ACK advances SND.UNA and marks no new loss; the fast retransmit is the entry ACK's whole allowance; an ACK delivering nothing leaves cwnd). Only with prr.")
+        .example("\"rfc6937\"");
         v.rate_or_inf("rcv_read_rate", &mut self.rcv_read_rate)
             .default_value("\"inf\"")
             .doc("How fast the receiving application reads; a slow reader shrinks the window.")

@@ -14,6 +14,7 @@
 use super::cc::CaRule;
 use super::ns2::Ns2Rules;
 use super::params::{ParamValue, Params};
+use super::recovery::prr::PrrRule;
 use super::rto::RtoConfig;
 use super::{LossBase, RtoRestart, SynLoss, TcpConfig};
 use crate::engine::time::Dur;
@@ -198,6 +199,7 @@ fn rfc() -> TcpConfig {
         cc_params: Params::new(),
         lr_params: Params::new(),
         prr: false,
+        prr_rule: PrrRule::Rfc6937,
         rcv_read_rate: None,
         cwnd_validation: false,
         ssthresh_from: LossBase::Flight,
@@ -312,8 +314,10 @@ fn linux() -> TcpConfig {
         congestion_control: "cubic".into(),
         // net.ipv4.tcp_recovery = 1 (RACK) and tcp_early_retrans = 3 (TLP).
         loss_recovery: "rack-tlp".into(),
-        // PRR in tcp_cwnd_reduction since Linux 3.2.
+        // PRR in tcp_cwnd_reduction since Linux 3.2, with its bound below ssthresh of the 6.x
+        // kernels (one more segment only on an ACK that advances snd_una without new loss).
         prr: true,
+        prr_rule: PrrRule::Linux,
         // tcp_is_cwnd_limited (include/net/tcp.h) gates every cong_avoid (tcp_reno_cong_avoid,
         // cubictcp_cong_avoid): cwnd grows only while the flight uses it, in slow start up
         // to twice the largest flight of the window (since Linux 3.15, tcp_cwnd_validate).
