@@ -198,7 +198,7 @@ impl Fields for TcpConfig {
             .doc("Initial congestion window.")
             .example("4");
         v.size_or_inf("initial_ssthresh", &mut self.initial_ssthresh)
-            .default_value("\"inf\"")
+            .default_value("profile (\"inf\"; ns2: the receive window, rcv_buf)")
             .allowed("a size of at least 2 MSS, or \"inf\"")
             .doc("Initial slow-start threshold.")
             .example("\"64KB\"");
