@@ -162,14 +162,23 @@ const FTP_REPEAT_KEYS: [&str; 3] = ["inter_request", "count", "get_fraction"];
 /// scenario takes another seed by its seed field alone.
 pub fn draws_from_seed(scenario: &Value) -> bool {
     let repeating_ftp = |a: &Value| {
-        a.get("kind").and_then(Value::as_str) == Some("ftp")
-            && FTP_REPEAT_KEYS.iter().any(|k| a.get(*k).is_some())
+        a.get("kind").and_then(Value::as_str) == Some("ftp") && a.as_object().is_some_and(repeats)
     };
     scenario.get("profiles").is_some()
         || scenario
             .get("apps")
             .and_then(Value::as_array)
             .is_some_and(|apps| apps.iter().any(repeating_ftp))
+}
+
+/// Whether an `ftp` table makes a repeating application: it has `inter_request`, or `count`
+/// or `get_fraction` other than its one-transfer default (1). Written with those defaults
+/// alone it is the plain application it is without them, as the schema documents.
+fn repeats(m: &Map<String, Value>) -> bool {
+    m.contains_key("inter_request")
+        || m.get("count").is_some_and(|v| v.as_u64() != Some(1))
+        || m.get("get_fraction")
+            .is_some_and(|v| v.as_f64() != Some(1.0))
 }
 
 /// The most transfers one repeating `ftp` application may expand to.
@@ -182,14 +191,14 @@ pub const FTP_MAX_TRANSFERS: u64 = 100_000;
 /// get/put draws from `ftp:<name>:mix`; an unnamed one is named by its path) while
 /// the start is before `stop_time`, or `count` times (one without `inter_request`). Each transfer is a get (the server sends
 /// the file, kind `ftp`) with probability `get_fraction`, else a put (the client sends it,
-/// kind `bulk`). None: the application has none of these keys and is left as it is.
+/// kind `bulk`). None: the application does not repeat (`repeats`) and is left as it is.
 pub fn expand_ftp(
     m: &Map<String, Value>,
     path: &str,
     seed: u64,
     stop_time_s: f64,
 ) -> SimResult<Option<Vec<Value>>> {
-    if !FTP_REPEAT_KEYS.iter().any(|k| m.contains_key(*k)) {
+    if !repeats(m) {
         return Ok(None);
     }
     let mut count = get_uint(m, path, "count", 1, FTP_MAX_TRANSFERS)?;

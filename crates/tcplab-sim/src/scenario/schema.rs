@@ -106,7 +106,7 @@ const TAIL: &[Field] = &[
     f("direction", "delay", "", "duration", "s", "\"0s\"", DUR, "One-way propagation delay.", "\"10ms\""),
     f("direction", "mtu", "", "integer", "bytes", "1500", "68 to 65535", "Largest IP packet.", "1500"),
     f("direction", "framing", "", "choice", "", "\"ethernet\"", "ethernet (38 B a frame), ppp (8 B), none", "Per-frame overhead on the wire (and the bytes a bit error can hit).", "\"ppp\""),
-    f("direction", "queue", "", "size", "packets or bytes", "\"unlimited\"", "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"", "The transmit queue (drop-tail).", "\"50p\""),
+    f("direction", "queue", "", "size", "packets or bytes", "\"100p\"", "\"unlimited\", a packet count such as \"100p\" or 100, or a byte size such as \"64KB\"", "The transmit queue (drop-tail); 100 packets unless given, as ns-3's DropTailQueue and INET's DropTailQueue hold.", "\"50p\""),
     f("direction", "aqm", "", "table", "", "{ kind = \"none\" }", "a queue discipline", "Active queue management of the transmit queue: none (drop-tail), RED (on arrival, before the limit) or CoDel (at dequeue; the limit still refuses arrivals to a full queue).", "{ kind = \"red\", min_th = 5, max_th = 15 }"),
     f("direction", "error", "", "table", "", "{ model = \"none\" }", "an error model", "Frame errors on this direction.", "{ model = \"per\", p = 0.01 }"),
     // -- queue disciplines (aqm)

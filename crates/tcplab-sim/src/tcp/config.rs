@@ -9,6 +9,7 @@
 use super::cc::CaRule;
 use super::ns2::Ns2Rules;
 use super::params;
+use super::recovery::prr::PrrRule;
 use super::rto::RtoConfig;
 use crate::engine::time::Dur;
 use crate::scenario::walk::{Fields, Visitor};
@@ -81,6 +82,13 @@ pub struct TcpConfig {
     pub delack_segments: u32,
     pub dupthresh: u32,
     pub limited_transmit: bool,
+    /// Limited transmit comes from the pipe alone, as in Linux: `tcp_packets_in_flight` leaves
+    /// out the segments a duplicate ACK reports (SACKed, or without SACK counted as SACKed by
+    /// `tcp_add_reno_sack`), so each such ACK lets one new segment out within cwnd, and no
+    /// room is added beyond it. Off: RFC 3042's room of one segment beyond cwnd for each of the
+    /// first duplicate ACKs, counted over the pipe (which with SACK already leaves the SACKed
+    /// segment out: two new segments per duplicate ACK). Only with `limited_transmit`.
+    pub limited_transmit_by_pipe: bool,
     pub rto: RtoConfig,
     /// Retransmissions of one segment before the connection is aborted.
     pub max_retries: u32,
@@ -98,6 +106,8 @@ pub struct TcpConfig {
     /// RFC 6937 proportional rate reduction during fast recovery, with any loss recovery
     /// (`recovery/prr.rs` has the semantics).
     pub prr: bool,
+    /// Which PRR (`recovery/prr.rs`): RFC 6937's, or Linux's `tcp_cwnd_reduction`.
+    pub prr_rule: PrrRule,
     /// Receiving application's read rate in bytes/s (None: reads at once).
     pub rcv_read_rate: Option<f64>,
     /// Grow cwnd only while the sender is cwnd-limited, as Linux's `tcp_is_cwnd_limited`
@@ -188,7 +198,7 @@ impl Fields for TcpConfig {
             .doc("Initial congestion window.")
             .example("4");
         v.size_or_inf("initial_ssthresh", &mut self.initial_ssthresh)
-            .default_value("\"inf\"")
+            .default_value("profile (\"inf\"; ns2: the receive window, rcv_buf)")
             .allowed("a size of at least 2 MSS, or \"inf\"")
             .doc("Initial slow-start threshold.")
             .example("\"64KB\"");
@@ -224,6 +234,9 @@ impl Fields for TcpConfig {
         v.flag("limited_transmit", &mut self.limited_transmit)
             .doc("RFC 3042 limited transmit.")
             .example("true");
+        v.flag("limited_transmit_by_pipe", &mut self.limited_transmit_by_pipe)
+            .doc("Limited transmit through the pipe alone (Linux): a duplicate ACK's SACKed segment (without SACK, one segment per duplicate ACK) leaves the flight and lets one new segment out, with no room beyond cwnd; off: RFC 3042's room of one segment beyond cwnd per duplicate ACK, over the pipe.")
+            .example("false");
         v.duration("rto_initial", &mut self.rto.initial)
             .doc("RTO before the first RTT sample (RFC 6298 2.1).")
             .example("\"1s\"");
@@ -295,6 +308,16 @@ impl Fields for TcpConfig {
         v.flag("prr", &mut self.prr)
             .doc("Proportional rate reduction (RFC 6937) during recovery.")
             .example("true");
+        v.choice(
+            "prr_rule",
+            &mut self.prr_rule,
+            &[
+                ("rfc6937", PrrRule::Rfc6937, "RFC 6937 with PRR-SSRB"),
+                ("linux", PrrRule::Linux, "Linux's tcp_cwnd_reduction"),
+            ],
+        )
+        .doc("Which PRR: RFC 6937 (RecoverFS the flight; below ssthresh one segment more than delivered on every ACK), or Linux's tcp_cwnd_reduction (RecoverFS the cwnd before the reduction; the extra segment only when the ACK advances SND.UNA and marks no new loss; the fast retransmit is the entry ACK's whole allowance; an ACK delivering nothing leaves cwnd). Only with prr.")
+        .example("\"rfc6937\"");
         v.rate_or_inf("rcv_read_rate", &mut self.rcv_read_rate)
             .default_value("\"inf\"")
             .doc("How fast the receiving application reads; a slow reader shrinks the window.")

@@ -14,6 +14,7 @@
 use super::cc::CaRule;
 use super::ns2::Ns2Rules;
 use super::params::{ParamValue, Params};
+use super::recovery::prr::PrrRule;
 use super::rto::RtoConfig;
 use super::{LossBase, RtoRestart, SynLoss, TcpConfig};
 use crate::engine::time::Dur;
@@ -177,6 +178,8 @@ fn rfc() -> TcpConfig {
         delack_segments: 2,
         dupthresh: 3,
         limited_transmit: true,
+        // RFC 3042: room for one segment beyond cwnd per duplicate ACK.
+        limited_transmit_by_pipe: false,
         rto: RtoConfig {
             initial: Dur::from_secs(1),
             min: Dur::from_secs(1),
@@ -196,6 +199,7 @@ fn rfc() -> TcpConfig {
         cc_params: Params::new(),
         lr_params: Params::new(),
         prr: false,
+        prr_rule: PrrRule::Rfc6937,
         rcv_read_rate: None,
         cwnd_validation: false,
         ssthresh_from: LossBase::Flight,
@@ -278,8 +282,11 @@ fn linux() -> TcpConfig {
         // net.ipv4.tcp_reordering = 3.
         dupthresh: 3,
         // Linux counts SACKed and duplicate-ACKed segments out of the pipe before
-        // recovery (the effect of RFC 3042).
+        // recovery (the effect of RFC 3042): tcp_packets_in_flight leaves out sacked_out,
+        // which tcp_add_reno_sack raises per duplicate ACK without SACK; no room beyond
+        // cwnd (tcp_cwnd_test).
         limited_transmit: true,
+        limited_transmit_by_pipe: true,
         rto: RtoConfig {
             // TCP_TIMEOUT_INIT = 1 s (RFC 6298).
             initial: Dur::from_secs(1),
@@ -307,8 +314,10 @@ fn linux() -> TcpConfig {
         congestion_control: "cubic".into(),
         // net.ipv4.tcp_recovery = 1 (RACK) and tcp_early_retrans = 3 (TLP).
         loss_recovery: "rack-tlp".into(),
-        // PRR in tcp_cwnd_reduction since Linux 3.2.
+        // PRR in tcp_cwnd_reduction since Linux 3.2, with its bound below ssthresh of the 6.x
+        // kernels (one more segment only on an ACK that advances snd_una without new loss).
         prr: true,
+        prr_rule: PrrRule::Linux,
         // tcp_is_cwnd_limited (include/net/tcp.h) gates every cong_avoid (tcp_reno_cong_avoid,
         // cubictcp_cong_avoid): cwnd grows only while the flight uses it, in slow start up
         // to twice the largest flight of the window (since Linux 3.15, tcp_cwnd_validate).

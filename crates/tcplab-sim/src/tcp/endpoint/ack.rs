@@ -14,6 +14,7 @@ use crate::engine::event::TimerKind;
 use crate::engine::time::{Dur, SimTime};
 use crate::net::packet::{Packet, FIN, SYN};
 use crate::tcp::cc::{self, AckEvent, RateSample};
+use crate::tcp::recovery::prr::PrrAck;
 use crate::tcp::recovery::AckInfo;
 use crate::tcp::scoreboard::Delivery;
 
@@ -390,14 +391,11 @@ impl Endpoint {
                 self.prr_dup -= counted;
                 acked - counted
             };
-            if self.prr.is_some() {
-                let pipe = self.pipe(now);
-                let ssthresh = self.ccs.ssthresh;
-                if let Some(prr) = self.prr.as_mut() {
-                    let sndcnt = prr.on_ack(delivered_data, pipe, ssthresh, mss);
-                    self.ccs.cwnd = pipe + sndcnt;
-                }
-            }
+            let ack = PrrAck {
+                una_advanced: acked > 0,
+                newly_lost: self.sb.lost_marked_total() > lost_before,
+            };
+            self.prr_window(delivered_data, ack, now);
         }
         // The congestion control hears about every ACK (if it listens, and did not already).
         if !self.cc_rules.hears_every_ack || std::mem::take(&mut self.cc_heard) {
@@ -424,5 +422,22 @@ impl Endpoint {
         };
         self.cc.on_delivery(&mut self.ccs, &ev);
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.ccs.cwnd);
+    }
+
+    /// PRR's window for an ACK (or a RACK reordering timeout) in recovery that delivered
+    /// `delivered` bytes (`recovery/prr.rs`).
+    pub(super) fn prr_window(&mut self, delivered: u64, ack: PrrAck, now: SimTime) {
+        if self.prr.is_none() {
+            return;
+        }
+        let pipe = self.pipe(now);
+        let (ssthresh, mss) = (self.ccs.ssthresh, self.eff_mss);
+        if let Some(cwnd) = self
+            .prr
+            .as_mut()
+            .and_then(|prr| prr.window(delivered, pipe, ssthresh, mss, ack))
+        {
+            self.ccs.cwnd = cwnd;
+        }
     }
 }

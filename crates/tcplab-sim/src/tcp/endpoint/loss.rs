@@ -9,7 +9,7 @@
 use super::{Ctx, Endpoint};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::cc::{AckEvent, RecoveryStyle};
-use crate::tcp::recovery::prr::Prr;
+use crate::tcp::recovery::prr::{Prr, PrrRule};
 use crate::tcp::recovery::{PhaseEnd, Verdict};
 use crate::tcp::{ssthresh_text, LossBase};
 
@@ -40,8 +40,14 @@ impl Endpoint {
             && self.cc_rules.limited_transmit
             && self.dupacks < self.cfg.dupthresh
         {
-            // RFC 3042: each of the first two duplicate ACKs may release one new segment.
-            self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
+            // RFC 3042: each of the first two duplicate ACKs may release one new segment. By
+            // the pipe (`limited_transmit_by_pipe`, Linux): the SACKed segments have left it
+            // already; without SACK each duplicate ACK counts one segment out of it.
+            self.limited_transmit_room = if self.cfg.limited_transmit_by_pipe && self.sack_ok {
+                0
+            } else {
+                self.dupacks as u64 * self.eff_mss
+            };
             self.ns2_state.send_one_budget = 1;
         }
     }
@@ -113,6 +119,7 @@ impl Endpoint {
     /// fast-recovery window and PRR, then the first segment marked lost sent again at once.
     fn enter_recovery(&mut self, ctx: &mut Ctx) {
         let flight = self.flight_in_network();
+        let prior_cwnd = self.ccs.cwnd;
         let base = self.loss_base();
         self.cc.on_enter_recovery(&mut self.ccs, base);
         self.whole_segments();
@@ -137,7 +144,15 @@ impl Endpoint {
                     0
                 };
             if self.cfg.prr && self.cc_rules.prr {
-                self.prr = Some(Prr::start(flight));
+                // RecoverFS: the flight (RFC 6937), or the cwnd before the reduction (Linux's
+                // prior_cwnd, tcp_init_cwnd_reduction).
+                let rule = self.cfg.prr_rule;
+                let fs = if rule == PrrRule::Linux {
+                    prior_cwnd
+                } else {
+                    flight
+                };
+                self.prr = Some(Prr::start(fs, rule));
                 // The duplicate ACKs before this one were delivered segments too.
                 self.prr_dup = u64::from(self.dupacks.saturating_sub(1)) * self.eff_mss;
             }

@@ -10,6 +10,7 @@
 use super::{Ctx, Endpoint, State};
 use crate::engine::event::{Event, TimerKind};
 use crate::engine::time::{Dur, SimTime};
+use crate::tcp::recovery::prr::{PrrAck, PrrRule};
 
 impl Endpoint {
     /// Inlined: most re-arms only move the deadline (a timer's queue entry is kept while it
@@ -197,10 +198,19 @@ impl Endpoint {
         if !self.can_send_data() || self.flight() == 0 {
             return;
         }
+        let lost_before = self.sb.lost_marked_total();
         let v = self.view(ctx.now);
         let verdict = self.rec.on_reorder_timer(&v, &mut self.sb);
-        if verdict.loss && !self.in_recovery {
-            self.try_enter_recovery(ctx);
+        if verdict.loss && !self.in_recovery && self.try_enter_recovery(ctx) {
+            // Linux's tcp_rack_reo_timeout reduces the window as for an ACK that delivered
+            // one segment (tcp_cwnd_reduction(sk, 1, newly lost, 0)).
+            if self.prr.is_some_and(|p| p.rule == PrrRule::Linux) {
+                let ack = PrrAck {
+                    una_advanced: false,
+                    newly_lost: self.sb.lost_marked_total() > lost_before,
+                };
+                self.prr_window(self.eff_mss, ack, ctx.now);
+            }
         }
         self.try_send(ctx);
     }
