@@ -74,7 +74,9 @@ class Segment:
     the ACK flag), ``win`` (the window field as sent, scaled), ``length`` (payload bytes),
     ``end`` (seq + length, + 1 for a SYN or FIN). SYN options: ``mss``, ``wscale``,
     ``sack_ok``; ``ts_val``/``ts_ecr`` (None without timestamps); ``sack`` blocks; ``tx_count``
-    (1 for a first transmission); ``options`` all of them in Linux's wire order with the NOPs.
+    (1 for a first transmission); ``options`` all of them in Linux's wire order with the NOPs;
+    ``ip_bytes`` the packet's size as the model counts it on the wire (IP and TCP headers,
+    options, payload: what a link serialises).
     """
 
     time: float
@@ -92,6 +94,7 @@ class Segment:
     sack: tuple[tuple[int, int], ...]
     tx_count: int
     options: tuple[Option, ...]
+    ip_bytes: int
 
     @property
     def retransmission(self) -> bool:
@@ -123,6 +126,7 @@ class Segment:
             ts_ecr=d["ts_ecr"],
             sack=tuple((s, e) for s, e in d["sack"]),
             tx_count=d["tx_count"],
+            ip_bytes=d["ip_bytes"],
             options=tuple(
                 (o[0], [tuple(b) for b in o[1]]) if o[0] == "sack" else tuple(o)
                 for o in d["options"]

@@ -183,6 +183,7 @@ fn outbound_json(o: &Outbound) -> Value {
         "ts_ecr": p.has_ts.then_some(p.ts_ecr),
         "sack": p.sack_blocks().map(|b| [b.start, b.end]).collect::<Vec<_>>(),
         "tx_count": p.tx_count,
+        "ip_bytes": p.ip_bytes(),
         "options": o.options().iter().map(option_json).collect::<Vec<_>>(),
     })
 }

@@ -63,8 +63,9 @@ impl Endpoint {
 
     /// Linux's congestion-avoidance state as `tcp_fastretrans_alert` would name it: Loss after
     /// a timeout until the ACK passes the recovery point, Recovery during a fast-recovery phase,
-    /// Disorder with duplicate ACKs, SACKed, lost or retransmitted segments outstanding
-    /// (`tcp_try_to_open`), else Open.
+    /// Disorder with duplicate ACKs, SACKed or lost segments outstanding (`tcp_left_out`, in
+    /// `tcp_try_to_open`), else Open. Derived when read, where Linux moves it on an ACK: a
+    /// loss probe (TLP) leaves it Open, as in Linux.
     pub fn ca_state(&self) -> u64 {
         if self.rto_recovery {
             CA_LOSS
@@ -72,7 +73,7 @@ impl Endpoint {
             CA_RECOVERY
         } else if self.dupacks > 0
             || self.sb.sacked_segs() > 0
-            || self.sb.segs().iter().any(|s| s.lost || s.retransmitted)
+            || self.sb.segs().iter().any(|s| s.lost && !s.sacked)
         {
             CA_DISORDER
         } else {
