@@ -309,7 +309,10 @@ fn cork_holds_short_segments_until_uncorked_and_nodelay_sends_them() {
     // Nagle holds a short segment while data is in flight; TCP_NODELAY sends it.
     s.write(10).unwrap();
     s.write(10).unwrap();
-    assert!(s.take_sent().is_empty(), "Nagle (Minshall's): a short segment is in flight");
+    assert!(
+        s.take_sent().is_empty(),
+        "Nagle (Minshall's): a short segment is in flight"
+    );
     s.setsockopt("TCP_NODELAY", &SockVal::Int(1)).unwrap();
     assert_eq!(s.getsockopt("TCP_NODELAY").unwrap(), SockVal::Int(1));
     let out = s.take_sent();
