@@ -30,6 +30,7 @@ API_MODULES: dict[str, str] = {
     "tcplab.testbed": "the same scenario on real Linux TCP",
     "tcplab.schema": "the scenario format's fields",
     "tcplab.pcap": "captures for Wireshark",
+    "tcplab.step": "one endpoint stepped by hand: segments in and out, tcp_info",
     "tcplab.report": "figures, HTML reports and statistics the studies share",
 }
 
