@@ -281,6 +281,9 @@ def test_checks_and_findings(reduced: tuple[StudyResult, Path]) -> None:
     assert (floor.kind, floor.holds) == ("hypothesis", None)
     assert "linux" in floor.evidence
     assert kinds[next(c for c in claims if c.startswith("Every run retransmits"))] == "invariant"
+    # what any loss-recovering TCP shows is an invariant, even where the paper says it
+    assert kinds[next(c for c in claims if "n x pdrop" in c)] == "invariant"
+    assert kinds["The response time rises with pdrop (Tables 4 and 8)"] == "invariant"
     gap = next(f for f in res.findings if f.claim.startswith("What the testbed did"))
     assert gap.kind == "hypothesis" and "RTTs back to 6 segments: paper 24" in gap.evidence
     assert res.extra["regrowth_rtts"]["linux"] < 8  # Linux's reno: a segment per RTT

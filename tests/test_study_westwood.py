@@ -337,3 +337,35 @@ def test_a_time_out_is_measured_from_the_stall_before_it_to_the_second_after() -
     stall = float(tr[tr["bytes_received"] == delivered(t)]["time_s"].iloc[0])
     assert stall < t
     assert first["before_mbps"] == pytest.approx((delivered(stall) - delivered(stall - 1)) * 8e-6)
+
+
+def _point(setup, sweep, x, mbps: dict[str, float]) -> list[dict]:
+    return [
+        {"setup": setup, "sweep": sweep, "variant": v, "x": x, "mbps": t, "ci": 0.0, "min": t,
+         "max": t, "retx_share": 0.05, "retx_per_loss": 1.0, "rto": 1.0, "srtt_ms": 170.0,
+         "runs": 3}
+        for v, t in mbps.items()
+    ]  # fmt: skip
+
+
+def test_the_per_claims_are_judged_again_on_web_pages_and_on_20_s() -> None:
+    # The bulk 60 s has Westwood ahead at 5 % PER; web pages where it trails flip that verdict,
+    # 20 s runs that agree with the bulk change nothing; both notes say which.
+    ahead = {"reno": 0.2, "sack": 0.2, "westwood": 0.4}
+    behind = {"reno": 0.2, "sack": 0.2, "westwood": 0.1}
+    m = pd.DataFrame(
+        _point("inferred", "per", 0.05, ahead)
+        + _point("inferred", "http", 0.05, behind)
+        + _point("inferred", "per-20s", 0.05, ahead)
+    )
+    (http,) = ww.statements.http(m, ("inferred",))
+    assert http.kind == "note" and http.holds is None
+    assert "1 of 1 PER-claim verdicts change with web pages" in http.evidence
+    assert "At 5 % PER Westwood has the highest throughput: yes with the bulk 60 s, no with " \
+        "web pages" in http.detail  # fmt: skip
+    (short,) = ww.statements.duration(m, ("inferred",))
+    assert short.evidence.startswith("0 of 1 PER-sweep verdicts change at 20 s")
+    assert "15ms - 20ms" in short.detail
+    m.loc[m["sweep"] == "per-20s", "mbps"] = m.loc[m["sweep"] == "http", "mbps"].to_numpy()
+    (short,) = ww.statements.duration(m, ("inferred",))
+    assert short.evidence.startswith("1 of 1")
