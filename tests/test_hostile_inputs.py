@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import EXAMPLE
@@ -142,41 +141,35 @@ BAD: list[tuple[str, list, str]] = [
 ]
 
 
-def _run(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], int, float]:
-    """Run `tcplab ARGS`; also its largest resident size (kB, from wait4: this child's
-    alone) and its wall time."""
-    import threading
+# Runs the command given after the file name and writes its peak resident size (kB) to the
+# file. A process's peak starts at its parent's size when it is started (fork and exec keep the
+# high-water mark), so the command is started from this small process, not from pytest, whose
+# size after a long session says nothing about the command.
+_MEASURE = """
+import os, resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(sys.argv[1], "w").write(str(peak))
+sys.exit(code if code >= 0 else 128 - code)
+"""
 
+
+def _run(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], int, float]:
+    """Run `tcplab ARGS`; also its largest resident size (kB, the command's alone) and its
+    wall time."""
+    peak = cwd / "peak-rss-kb"
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [TCPLAB, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(peak), TCPLAB, *args],
+        capture_output=True,
+        text=True,
         cwd=cwd,
         env=dict(os.environ, COLUMNS="200"),
     )
-    got: dict[str, bytes] = {}
-
-    def read(name: str, stream: Any) -> None:
-        got[name] = stream.read()
-
-    readers = [
-        threading.Thread(target=read, args=(n, s)) for n, s in (("out", proc.stdout),
-                                                               ("err", proc.stderr))
-    ]  # fmt: skip
-    for r in readers:
-        r.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    for r in readers:
-        r.join()
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
-    done = subprocess.CompletedProcess(
-        proc.args, proc.returncode, got["out"].decode(), got["err"].decode()
-    )
-    return done, usage.ru_maxrss, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    rss = int(peak.read_text())
+    peak.unlink()
+    return done, rss, seconds
 
 
 def test_the_list_holds_56_inputs():

@@ -20,6 +20,7 @@ import tcplab
 from tcplab import errors
 from tcplab.sweep import Store, StoreError, Sweep, run_id
 from tcplab.sweep.grid import grid_points, parse_axis, parse_seeds, parse_values, seed_list
+from tcplab.sweep.store_write import open_writer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sarkar2022.toml"
@@ -227,7 +228,7 @@ def test_a_store_of_another_base_version_or_writer_is_refused(tmp_path):
     with pytest.raises(StoreError, match="another base scenario"):
         Sweep(other, grid=GRID, seeds=1).run(store=st)
     m = json.loads((st / "store.json").read_text())
-    with Store(st).open_for_writing(kind="sweep", base={}, base_hash=m["base_hash"]):
+    with open_writer(Store(st), kind="sweep", base={}, base_hash=m["base_hash"]):
         with pytest.raises(StoreError, match="being written by another process"):
             Sweep(EXAMPLE, grid=GRID, seeds=1).run(store=st)
     m["tcplab_version"] = "0.0.1"

@@ -49,7 +49,12 @@ from tcplab.errors import StepError
 
 __all__ = ["Connection", "Segment", "SHUT_RD", "SHUT_WR", "SHUT_RDWR"]
 
-SHUT_RD, SHUT_WR, SHUT_RDWR = 0, 1, 2
+#: ``shutdown(SHUT_RD)``: no more reading; nothing goes on the wire.
+SHUT_RD = 0
+#: ``shutdown(SHUT_WR)``: no more writing; the FIN follows the data.
+SHUT_WR = 1
+#: ``shutdown(SHUT_RDWR)``: both.
+SHUT_RDWR = 2
 _SHUT = {"SHUT_RD": SHUT_RD, "SHUT_WR": SHUT_WR, "SHUT_RDWR": SHUT_RDWR}
 
 Option = tuple[Any, ...]

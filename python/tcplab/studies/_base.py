@@ -38,6 +38,7 @@ import numpy as np
 
 from tcplab.frames import flatten_summary
 from tcplab.sweep.grid import seed_list
+from tcplab.sweep.store_write import open_writer
 
 from ._verdicts import KINDS, Finding, count_text, findings_html, headline, verdict_counts
 
@@ -409,7 +410,8 @@ class Study:
         st = Store(path)
         base = self.scenario().to_dict(normalized=True)
         params = sorted({k for t in tasks for k in maker.cases[t.labels["case"]].params})
-        with st.open_for_writing(
+        with open_writer(
+            st,
             kind=f"study:{self.name}",
             base=base,
             base_hash=scenario_key(base),

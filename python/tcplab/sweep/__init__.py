@@ -29,9 +29,9 @@ from tcplab.api import Scenario, ScenarioLike, _as_scenario, gc_paused
 
 from .grid import MAX_RUNS, Points, Seeds, axis_values, parse_seeds
 from .parts import sha256 as _sha256
-from .repair import repair
 from .runs import rows_of, run_tasks
-from .store import KEEP_TABLES, Store, StoreError
+from .store import KEEP_TABLES, Store, StoreError, _read_plan
+from .store_write import open_writer
 from .task import Task, parse_scheduler
 
 if TYPE_CHECKING:
@@ -461,7 +461,8 @@ class Sweep:
                 return self._run_without_store(cluster, jobs, progress, notify, t0)
             st = store if isinstance(store, Store) else Store(store)
             base = self.base.to_dict(normalized=True)
-            with st.open_for_writing(
+            with open_writer(
+                st,
                 kind="sweep",
                 base=base,
                 base_hash=scenario_key(base),  # self.base_key, from the dict at hand
@@ -612,3 +613,72 @@ def _point_text(point: Mapping[str, Any]) -> str:
 
 def _bad(field: str, value: Any, allowed: str) -> _errors.TcplabError:
     return _errors._invalid(field, value, "", allowed)
+
+
+def repair(
+    store: str | Path | Store,
+    *,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    progress: bool = False,
+    notify: Callable[[str], None] | None = None,
+    max_runs: int = MAX_RUNS,
+) -> Any:
+    """Check every part of a sweep's store, set aside what is damaged (parts, run id lists,
+    plans; store.json is written again), and compute again every run of every sweep recorded
+    in it that is not present: afterwards the store holds what the uninterrupted sweeps would
+    have written. Needs nothing but the store: each sweep's base scenario, grid and seeds are
+    recorded in its plans/."""
+
+    st = store if isinstance(store, Store) else Store(store)
+    if not st.path.is_dir():
+        raise StoreError(f"{st.path}: no tcplab store here (not a directory)")
+    plans = []
+    folder = st.path / "plans"
+    if folder.is_dir():
+        plans = [p for p in map(_read_plan, sorted(folder.glob("*.json"))) if not p.damage]
+    try:
+        m = st.manifest
+    except StoreError:
+        m = {}
+    if m and not str(m.get("kind", "")).startswith("sweep"):
+        raise StoreError(
+            f"{st.path}: holds a {m.get('kind')!r} store; a study's store is repaired by "
+            "running the study again with --store"
+        )
+    given = m.get("base_given") or next((p.spec.get("base_given") for p in plans), None)
+    if not isinstance(given, dict):
+        raise StoreError(
+            f"{st.path}: neither store.json nor a sweep's record in plans/ holds the base "
+            "scenario: the store cannot be repaired from itself; run the sweep again"
+        )
+    base = Scenario(given)
+    t0 = time.perf_counter()
+    total = computed = reused = aside = 0
+    sweeps = [Sweep.from_spec(base, p.spec, max_runs) for p in plans]
+    if not plans:
+        _check_aside_only(st, base, notify)
+        return SweepOutcome(0, 0, 0, time.perf_counter() - t0, st)
+    for sw in sweeps:
+        keep = m.get("keep") or spec_keep(sw)
+        out = sw.run(st, scheduler=scheduler, jobs=jobs, progress=progress, keep=keep,
+                     notify=notify)  # fmt: skip
+        total, computed, reused = total + out.total, computed + out.computed, reused + out.reused
+        aside += out.set_aside
+    res = SweepOutcome(total, computed, reused, time.perf_counter() - t0, st)
+    res.set_aside = aside
+    return res
+
+
+def spec_keep(sw: Any) -> list[str]:
+    return list(getattr(sw, "_keep", []))
+
+
+def _check_aside_only(st: Store, base: Scenario, notify: Any) -> None:
+
+    norm = base.to_dict(normalized=True)
+    with open_writer(
+        st, kind="sweep", base=norm, base_hash=scenario_key(norm), notify=notify,
+        base_given=base.to_dict(),
+    ):  # fmt: skip
+        pass

@@ -48,7 +48,6 @@ from .parts import PartCheck, check_part, read_part_ids
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .store_write import StoreWriter
 
 __all__ = ["Store", "StoreError", "StoreCheck", "STORE_FORMAT", "KEEP_TABLES"]
 
@@ -281,7 +280,8 @@ class StoreCheck:
 
 class Store:
     """A results store in `path` (see the module docstring). Reading needs nothing; a writer
-    opens it with `open_for_writing`, which creates it or checks that it matches."""
+    opens it with `tcplab.sweep.store_write.open_writer`, which creates it or checks that it
+    matches."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -514,32 +514,3 @@ class Store:
         return f"Store({str(self.path)!r}, kind={m.get('kind')!r}, rows={rows})"
 
     # -- writing ----------------------------------------------------------------------------
-
-    def open_for_writing(
-        self,
-        *,
-        kind: str,
-        base: Mapping[str, Any],
-        base_hash: str,
-        grid_paths: Iterable[str] = (),
-        grid_units: Mapping[str, str] | None = None,
-        keep: Sequence[str] = (),
-        base_given: Mapping[str, Any] | None = None,
-        notify: Any = None,
-    ) -> StoreWriter:
-        """Create the store, or check that it was written by this tcplab version for the same
-        kind and base scenario, and take its lock; set aside what is damaged (`notify` hears
-        of it). Refuses (StoreError) otherwise. See `tcplab.sweep.store_write`."""
-        from .store_write import open_writer
-
-        return open_writer(
-            self,
-            kind=kind,
-            base=base,
-            base_hash=base_hash,
-            grid_paths=list(grid_paths),
-            grid_units=dict(grid_units or {}),
-            keep=list(keep),
-            base_given=base_given,
-            notify=notify,
-        )

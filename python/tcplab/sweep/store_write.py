@@ -110,13 +110,16 @@ def open_writer(
     kind: str,
     base: Mapping[str, Any],
     base_hash: str,
-    grid_paths: list[str],
-    grid_units: dict[str, str],
-    keep: list[str],
-    base_given: Mapping[str, Any] | None,
-    notify: Notify | None,
+    grid_paths: Iterable[str] = (),
+    grid_units: Mapping[str, str] | None = None,
+    keep: Iterable[str] = (),
+    base_given: Mapping[str, Any] | None = None,
+    notify: Notify | None = None,
 ) -> StoreWriter:
-    """See `Store.open_for_writing` and the module docstring."""
+    """Create the store, or check that it was written by this tcplab version for the same
+    kind and base scenario, and take its lock; set aside what is damaged (`notify` hears
+    of it). Refuses (StoreError) otherwise. See the module docstring."""
+    grid_paths, grid_units, keep = list(grid_paths), dict(grid_units or {}), list(keep)
     import tcplab
 
     say = notify or (lambda _m: None)
