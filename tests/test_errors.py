@@ -8,7 +8,7 @@ from tcplab import errors
 from tcplab.compare import SweepError
 from tcplab.conformance.ns2 import Ns2Unavailable
 from tcplab.studies import UnknownStudyError
-from tcplab.sweep import StoreError
+from tcplab.sweep import ClusterError, StoreError
 from tcplab.testbed import errors as testbed_errors
 from tcplab.testbed.plan import UnsupportedScenario
 
@@ -19,6 +19,7 @@ from tcplab.testbed.plan import UnsupportedScenario
         (errors.ScenarioError, ValueError),
         (errors.InternalError, Exception),
         (StoreError, Exception),
+        (ClusterError, Exception),
         (SweepError, ValueError),
         (UnknownStudyError, KeyError),
         (Ns2Unavailable, RuntimeError),

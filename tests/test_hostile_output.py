@@ -65,7 +65,8 @@ def test_run_pcap_refuses_a_node_named_as_a_path_and_writes_nothing(
     before = sorted(p for p in tmp_path.rglob("*"))
     r = _cli("run", "s.toml", "--pcap", "pcap", "--set", "apps.ftp.size=50kB", cwd=work)
     assert r.returncode == 2, r.stderr
-    assert r.stderr.startswith(f"error: nodes.{name}.name: invalid value")
+    assert r.stderr.startswith("error: nodes") and ".name: invalid value" in r.stderr
+    assert repr(name).strip("'") in r.stderr or f'"{name}"' in r.stderr
     assert len(r.stderr.splitlines()) == 1
     assert victim.read_text() == "keep"
     assert sorted(p for p in tmp_path.rglob("*")) == before  # not even the pcap directory
@@ -144,8 +145,14 @@ def test_a_default_figure_name_from_the_store_stays_in_the_store(tmp_path: Path)
     st = tmp_path / "st"
     Sweep(EXAMPLE, grid={"tcp.congestion_control": ["reno", "cubic"]}, seeds=1).run(store=st)
     r = _cli("plot", str(st), "--x", "tcp.congestion_control", "--y", "../../evil")
-    assert r.returncode == 2 and "--y" in r.stderr
+    assert r.returncode == 2 and "--y" in r.stderr  # no such column
     assert not (tmp_path / "evil.png").exists()
+    from tcplab._atomic import as_name
+
+    assert as_name("../../evil") == ".._.._evil" and as_name("..") == "figure"
+    assert as_name("apps.engineers:get:u0:0.response_time_s") == (
+        "apps.engineers_get_u0_0.response_time_s"
+    )
 
 
 def test_a_killed_writers_leftovers_are_removed_by_the_next_write(tmp_path: Path) -> None:

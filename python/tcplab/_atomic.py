@@ -34,6 +34,7 @@ __all__ = [
     "write_dir",
     "inside",
     "check_name",
+    "as_name",
     "NAME_ALLOWED",
     "write_test_file",
     "clean_stale",
@@ -67,6 +68,13 @@ def check_name(field: str, name: object) -> str:
         )
         raise _errors._invalid(field, name, why, NAME_ALLOWED)
     return name
+
+
+def as_name(text: str, default: str = "figure") -> str:
+    """A name made from `text` for a file the user did not name (a plot of a column): each
+    character a name may not hold becomes ``_`` (``apps.p:get.rt`` -> ``apps.p_get.rt``)."""
+    name = re.sub(r"[^A-Za-z0-9_.\-]", "_", text)[:MAX_NAME]
+    return default if name.strip(".") == "" else name
 
 
 def inside(directory: str | os.PathLike[str], name: str, *, field: str) -> Path:

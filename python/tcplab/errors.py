@@ -12,8 +12,10 @@ says about a scenario)::
     ├── StepError(TcplabError, ValueError)   a step-API call the endpoint cannot do (.field;
     │                                tcplab.step: a segment before the connection, time backwards)
     ├── InternalError(TcplabError)   a bug in tcplab (including a panic in the core)
-    ├── StoreError(TcplabError)      a results store that cannot be used as asked
+    ├── StoreError(TcplabError)      a results store that cannot be used as asked, or damaged
     │                                (tcplab.sweep.StoreError)
+    ├── ClusterError(TcplabError)    the Dask cluster a sweep ran on was lost
+    │                                (tcplab.sweep.ClusterError)
     ├── SweepError(TcplabError, ValueError)   a model comparison's sweep that cannot run
     │                                (tcplab.compare.SweepError; .option)
     ├── UnknownStudyError(TcplabError, KeyError)   no study of that name
@@ -33,8 +35,8 @@ the others are defined beside the code that raises them, each on `TcplabError`, 
 builtin second base that callers catch (``ValueError``, ``KeyError``, ``RuntimeError``).
 Every instance has the attributes ``kind``, ``field``, ``value``, ``allowed`` and ``format``;
 those that do not apply are ``None`` (the classes defined outside the core set ``kind``:
-``store``, ``sweep``, ``unknown_study``, ``ns2_unavailable``, ``testbed``). ``str(err)`` is
-the full message, naming the field.
+``store``, ``cluster``, ``sweep``, ``unknown_study``, ``ns2_unavailable``, ``testbed``).
+``str(err)`` is the full message, naming the field.
 """
 
 from __future__ import annotations

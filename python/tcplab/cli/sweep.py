@@ -404,7 +404,7 @@ def plot_cmd(
         store_only |= {"--logx": logx or None, "--logy": logy or None}
         _plot_run_dir(directory, out, store_only)
         return
-    from tcplab._atomic import inside
+    from tcplab._atomic import as_name, inside
     from tcplab.sweep.store import Store
     from tcplab.sweep.summary import plot_series, plot_store
 
@@ -426,7 +426,8 @@ def plot_cmd(
             for option, value in store_xy.items():
                 if value is not None:
                     raise fail(f"{option}: not with --series (a series is drawn over time)")
-            target = out or inside(directory / "plots", f"series-{series}.png", field="--series")
+            name = as_name(f"series-{series}")
+            target = out or inside(directory / "plots", f"{name}.png", field="--series")
             paths = plot_series(st, series=series, where=where, hue=hue, logy=logy, out=target)
         else:
             for option, value in (("--x", x), ("--y", y)):
@@ -440,7 +441,7 @@ def plot_cmd(
                         )
                     )
             assert x is not None and y is not None
-            target = out or inside(directory / "plots", f"{y}.png", field="--y")
+            target = out or inside(directory / "plots", f"{as_name(y)}.png", field="--y")
             labels = {"xlabel": xlabel, "ylabel": ylabel, "unit": unit, "title": title}
             paths = plot_store(
                 st, x=x, y=y, hue=hue, logx=logx, logy=logy, where=where, out=target, **labels

@@ -32,7 +32,7 @@ from .parts import sha256 as _sha256
 from .runs import rows_of, run_tasks
 from .store import KEEP_TABLES, Store, StoreError, _read_plan
 from .store_write import open_writer
-from .task import Task, parse_scheduler
+from .task import ClusterError, Task, parse_scheduler
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +42,7 @@ __all__ = [
     "SweepOutcome",
     "Store",
     "StoreError",
+    "ClusterError",
     "scenario_key",
     "run_id",
     "run_tasks",

@@ -96,6 +96,13 @@ pub(super) fn parse(root: &Map<String, Value>) -> SimResult<Nodes> {
         let m = table(n, &p)?;
         keys_ok(m, &p, schema::keys("nodes[]", None))?;
         let name = required(get_str(m, &p, "name")?, &p, "name", "a unique node name")?;
+        if !is_name(&name) {
+            return Err(SimError::invalid(
+                join(&p, "name"),
+                format!("{name:?}"),
+                NAME_ALLOWED,
+            ));
+        }
         if node_names.insert(name.clone(), nodes.len()).is_some() {
             return Err(SimError::invalid(
                 join(&p, "name"),
@@ -123,6 +130,23 @@ pub(super) fn parse(root: &Map<String, Value>) -> SimResult<Nodes> {
         list: nodes,
         by_name: node_names,
     })
+}
+
+/// What a node's name may be: it becomes a file name (`tcplab run --pcap DIR` writes
+/// `DIR/<node>.pcap`), so it is a name and never a path.
+pub const NAME_ALLOWED: &str = "a name of letters, digits, '-', '_' and '.' (no path \
+                                separator, not '.' or '..'), at most 200 characters: it \
+                                becomes a file name (a capture's)";
+
+/// Whether `s` is a name: 1 to 200 of `[A-Za-z0-9_.-]`, and not `.` or `..` (the rule of
+/// python/tcplab/_atomic.py's `check_name`, where every name becomes a file name).
+pub fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && s != "."
+        && s != ".."
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 /// Node table `m` at path `p`, named `name`.
@@ -252,4 +276,22 @@ fn resolve(rules: &mut [Rule], path: &str, apps: &[&str]) -> SimResult<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_name;
+
+    #[test]
+    fn a_node_name_is_a_name_not_a_path() {
+        for ok in ["client", "h-1", "srv_2.a", "..a", "a.."] {
+            assert!(is_name(ok), "{ok}");
+        }
+        for bad in [
+            "", ".", "..", "../evil", "/tmp/x", "a/b", "a b", "a\\b", "né", "a\0b",
+        ] {
+            assert!(!is_name(bad), "{bad:?}");
+        }
+        assert!(!is_name(&"x".repeat(201)) && is_name(&"x".repeat(200)));
+    }
 }

@@ -87,7 +87,7 @@ const HEAD: &[Field] = &[
 /// (`tcp/config.rs`).
 const TAIL: &[Field] = &[
     // -- [[nodes]]
-    f("nodes[]", "name", "", "string", "", "", "a unique name", "The node's name; links and applications refer to it.", "\"n1\""),
+    f("nodes[]", "name", "", "string", "", "", "a unique name of letters, digits, -, _ and . (not . or ..)", "The node's name; links and applications refer to it, and a capture is written as <name>.pcap.", "\"n1\""),
     f("nodes[]", "kind", "", "choice", "", "\"host\"", "host, router, switch", "A host runs applications; a router or a switch forwards (store-and-forward, each port's output queue being its link direction's).", "\"switch\""),
     f("nodes[]", "processing_delay", "", "duration", "s", "\"0s\"", "a duration, on a router or switch", "Latency added to every packet the node forwards (a pure delay that keeps their order; OPNET's per-packet processing, a firewall's inspection).", "\"50us\""),
     f("nodes[]", "rules", "", "list", "", "[]", "a list of rule tables, on a router or switch", "A packet filter (a firewall's rule list): each packet the node forwards is compared with the rules in order, and the first that matches drops or allows it; no match: forwarded. Drops are counted per rule in the summary's filters.", "[{ action = \"drop\", protocol = \"udp\" }]"),
