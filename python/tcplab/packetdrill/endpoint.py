@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tcplab import step
 from tcplab.errors import TcplabError
 
 from .syntax import Option, Unsupported
@@ -48,6 +47,8 @@ class Stack:
     """One `step.Connection` of `profile` with the scenario tcp fields `tcp`."""
 
     def __init__(self, profile: str, tcp: dict[str, Any]):
+        from tcplab import step
+
         self.conn: Any = step.Connection(profile=profile, tcp=tcp)
         self.sockets = 0
         self.shut_wr = False
