@@ -109,9 +109,11 @@ def _recovery(value: str) -> dict[str, Any]:
 
 
 def _early_retrans(value: str) -> dict[str, Any]:
-    if int(value, 0) not in (3, 4):
-        raise ValueError("allowed: 3 or 4 (TLP on); 0-2 turn TLP off, which is not modelled")
-    return {}
+    """0-2: no tail loss probes (RACK-TLP's `tlp` parameter off); 3, 4: TLP, the profile's."""
+    n = int(value, 0)
+    if not 0 <= n <= 4:
+        raise ValueError("allowed: 0 to 4 (3 and 4 send tail loss probes)")
+    return {} if n >= 3 else {"lr_params": {"tlp": False}}
 
 
 #: sysctl (below net.ipv4.) -> its scenario tcp fields.
