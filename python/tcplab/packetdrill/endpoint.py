@@ -46,6 +46,9 @@ def _wire(o: Option) -> tuple[Any, ...]:
 class Stack:
     """One `step.Connection` of `profile` with the scenario tcp fields `tcp`."""
 
+    #: The endpoint's timestamps clock ticks in microseconds.
+    ts_tick_us = 1
+
     def __init__(self, profile: str, tcp: dict[str, Any]):
         from tcplab import step
 

@@ -7,6 +7,7 @@ runner maps live segments into script space before calling `verify`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .syntax import ANY_OPTIONS, Option, Packet
@@ -91,12 +92,12 @@ def continues(parts: list[Segment], nxt: Segment) -> bool:
 
 def verify(
     expected: Packet, actual: Segment, *, ts_tick_us: int = 0, ts_tolerance_us: int = 0,
-    ts_offset: int = 0,
+    ts_map: Callable[[int], int] = lambda v: v,
 ) -> str | None:  # fmt: skip
     """What differs between the script line `expected` and the segment `actual`, as
     packetdrill says it (``live packet field tcp_psh: expected: 1 vs actual: 0``), or None.
     TS val is compared only when `ts_tick_us` is set (--tcp_ts_tick_usecs), live vals mapped
-    with `ts_offset`; TS ecr never."""
+    into script values with `ts_map`; TS ecr never."""
     want, got = _flag_set(expected.flags), _flag_set(actual.flags)
     for letter, name in _FLAG_FIELDS:
         if (letter in want) != (letter in got):
@@ -123,13 +124,14 @@ def verify(
     if expected.options == ANY_OPTIONS:
         return None
     return _verify_options(
-        tuple(expected.options or ()), actual.options, ts_tick_us, ts_tolerance_us, ts_offset
+        tuple(expected.options or ()), actual.options, ts_tick_us, ts_tolerance_us, ts_map
     )
 
 
 def _verify_options(
-    want: tuple[Option, ...], got: tuple[Option, ...], tick: int, tol: int, offset: int
-) -> str | None:
+    want: tuple[Option, ...], got: tuple[Option, ...], tick: int, tol: int,
+    ts_map: Callable[[int], int],
+) -> str | None:  # fmt: skip
     wsize, gsize = sum(o.size for o in want), sum(o.size for o in got)
     if wsize != gsize or len(want) != len(got):
         return (
@@ -141,7 +143,7 @@ def _verify_options(
             return f"bad outbound TCP option: expected {w.kind} vs actual {g.kind}"
         if w.kind == "TS":
             if tick:
-                live = g.values[0] - offset
+                live = ts_map(g.values[0])
                 if abs(live - w.values[0]) * tick > tol:
                     return (
                         f"bad outbound TCP timestamp value: expected {w.values[0]} vs actual "

@@ -124,7 +124,11 @@ class Runner:
                     "--tolerance_percent, --tcp_ts_tick_usecs", unsupported=True,
                 )  # fmt: skip
         self.local_isn: int | None = None
-        self.ts_offset: int | None = None
+        # (live, script) TS val of the first outbound line with a TS option; the stack's TS
+        # clock tick and the script's (--tcp_ts_tick_usecs, else Linux's 1 ms) scale between.
+        self.ts_base: tuple[int, int] | None = None
+        self.stack_tick = int(getattr(stack, "ts_tick_us", 1000))
+        self.script_tick = self.ts_tick or 1000
         self.queue: list[Segment] = []
         self.now = 0
         self.prev: tuple[Event, int] | None = None  # the previous event and its scheduled time
@@ -190,13 +194,11 @@ class Runner:
                 options.append(Option("sack", tuple((v + isn) % 2**32 for v in o.values)))
             elif o.kind == "TS":
                 ecr = o.values[1]
-                if ecr and self.ts_offset is None:
+                if ecr and self.ts_base is None:
                     raise self._stop(
                         line, "error", "unable to infer live TS ecr: no outbound TS val yet"
                     )
-                options.append(
-                    Option("TS", (o.values[0], (ecr + (self.ts_offset or 0)) % 2**32 if ecr else 0))
-                )
+                options.append(Option("TS", (o.values[0], self.ts_to_live(ecr) if ecr else 0)))
             else:
                 options.append(o)
         return {
@@ -264,12 +266,12 @@ class Runner:
             if total >= p.length or seg.length == 0:
                 break
         got = matching.aggregate(parts)
-        if self.ts_offset is None:
-            self._fix_ts_offset(p, got)
+        if self.ts_base is None:
+            self._fix_ts_base(p, got)
         why = matching.verify(
             p, got, ts_tick_us=self.ts_tick,
             ts_tolerance_us=matching.tolerance(got.time, self.tol_us, self.tol_pct),
-            ts_offset=self.ts_offset or 0,
+            ts_map=self.ts_to_script,
         )  # fmt: skip
         if why is not None:
             raise self._stop(
@@ -289,12 +291,23 @@ class Runner:
                 )  # fmt: skip
         self.now = max(self.now, got.time)
 
-    def _fix_ts_offset(self, p: Packet, got: Segment) -> None:
-        """The first outbound line with a TS val fixes script val -> live val."""
+    def _fix_ts_base(self, p: Packet, got: Segment) -> None:
+        """The first outbound line with a TS val fixes script val <-> live val."""
         want = _ts(p.options) if isinstance(p.options, tuple) else None
         live = _ts(got.options)
         if want is not None and live is not None:
-            self.ts_offset = (live.values[0] - want.values[0]) % 2**32
+            self.ts_base = (live.values[0], want.values[0])
+
+    def ts_to_script(self, live: int) -> int:
+        base_live, base_script = self.ts_base or (live, 0)
+        delta = (live - base_live + 2**31) % 2**32 - 2**31
+        return base_script + round(delta * self.stack_tick / self.script_tick)
+
+    def ts_to_live(self, script: int) -> int:
+        base_live, base_script = self.ts_base or (0, 0)
+        return (
+            base_live + round((script - base_script) * self.script_tick / self.stack_tick)
+        ) % 2**32
 
     def next_segment(self, event: Event, p: Packet, latest: int, anytime: bool,
                      parts: list[Segment]) -> Segment:  # fmt: skip

@@ -110,10 +110,11 @@ class Sockets:
                 event.line, "unsupported",
                 f"system call {call.name} is not modelled; allowed: {_CALLS}",
             )  # fmt: skip
+        errno = None
         try:
             value = handler(event, call)
         except SocketErrno as e:
-            self._returned(event, call, -1, e.errno)
+            value, errno = -1, e.errno
         except WouldBlock:
             fd = self.fds.get(call.args[0]) if call.args else None
             if call.end is None or fd is None:
@@ -127,7 +128,7 @@ class Sockets:
             return
         if call.end is not None:
             self._check_end(event, call, at, self.r.now)
-        self._returned(event, call, value, None)
+        self._returned(event, call, value, errno)
         self.r.collect()
 
     def _returned(self, event: Event, call: Syscall, value: int, errno: str | None) -> None:
