@@ -367,3 +367,94 @@ fn a_lost_last_segment_is_resent_with_its_fin() {
     assert!(txs.iter().all(|&(s, l, _)| s == tail && l == 100_000 % SEG));
     assert_eq!((txs[0].2, txs[1].2), (1, 2));
 }
+
+/// What the server sent in answer to each ACK from the client after the handshake, in order:
+/// the ACK's acknowledgement number and the (seq, transmission) of each data segment sent at
+/// that instant.
+type Answer = (u64, Vec<(u64, u64)>);
+
+fn answers(out: &SimOutput) -> Vec<Answer> {
+    let mut rows: Vec<Answer> = Vec::new();
+    for p in packets(out) {
+        if p.place.is_empty() && p.event == "recv" && p.from_end == 0 && p.ack > 1 {
+            rows.push((p.ack, Vec::new()));
+        } else if p.event == "send" && p.from_end == 1 && p.len > 0 {
+            if let Some(last) = rows.last_mut() {
+                last.1.push((p.seq, p.tx));
+            }
+        }
+    }
+    rows
+}
+
+/// A 30,000-byte download (21 segments of 1448 bytes) with `profile` (`tcp` lines added) on a
+/// 100 Mbit/s path of 10 ms each way whose data direction drops the first transmission of the
+/// segments `lost` (indices from 0): the server's answer to each ACK.
+fn recovery_steps(profile: &str, tcp: &str, lost: &[u64]) -> Vec<Answer> {
+    let seg = if profile == "linux" { SEG } else { 1460 };
+    let items: Vec<String> = lost
+        .iter()
+        .map(|k| format!("{{ seq = {}, tx = 1 }}", 1 + k * seg))
+        .collect();
+    let out = run_toml(&one_link(
+        "10s",
+        &format!("profile = \"{profile}\"\n{tcp}"),
+        "rate = \"100Mbps\"\ndelay = \"10ms\"",
+        &format!("{{ model = \"list\", segments = [{}] }}", items.join(", ")),
+        "30000B",
+        "packets = true",
+    ));
+    assert_eq!(num(&out.summary, "apps.0.bytes_received"), 30_000.0);
+    answers(&out)
+}
+
+/// The data segments, as (segment index, transmission), sent in answer to each of the first
+/// `n` duplicate ACKs of segment `una` (the ACKs that acknowledge the segments before it).
+fn on_dupacks(steps: &[Answer], una: u64, n: usize, seg: u64) -> Vec<Vec<(u64, u64)>> {
+    steps
+        .iter()
+        .filter(|a| a.0 == 1 + una * seg)
+        .skip(1) // the ACK that first acknowledged the segments before `una`
+        .take(n)
+        .map(|a| a.1.iter().map(|&(s, tx)| ((s - 1) / seg, tx)).collect())
+        .collect()
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_per_duplicate_ack_in_linux_as_rfc_3042_does() {
+    // Segment 1 of the initial window of 10 is lost. The first ACK acknowledges segment 0
+    // and slow start sends segments 10 and 11 for it; each of the first two duplicate ACKs
+    // SACKs one segment, which leaves the pipe, and Linux sends one new segment for it
+    // (limited-transmit-sack.pkt's steps); the third starts recovery with the fast
+    // retransmit.
+    let steps = recovery_steps("linux", "", &[1]);
+    assert_eq!(
+        on_dupacks(&steps, 1, 3, SEG),
+        [vec![(12, 1)], vec![(13, 1)], vec![(1, 2)]]
+    );
+    // Without SACK the duplicate ACKs count the segments out of the pipe instead
+    // (tcp_add_reno_sack): the same steps (limited-transmit-no-sack.pkt).
+    let steps = recovery_steps("linux", "sack = false\nloss_recovery = \"newreno\"", &[1]);
+    assert_eq!(
+        on_dupacks(&steps, 1, 3, SEG),
+        [vec![(12, 1)], vec![(13, 1)], vec![(1, 2)]]
+    );
+    // Without the rule, RFC 3042's room comes on top of the SACKed segment: two new segments
+    // on each (the double count of issue 31).
+    let steps = recovery_steps("linux", "limited_transmit_by_pipe = false", &[1]);
+    assert_eq!(
+        on_dupacks(&steps, 1, 2, SEG),
+        [vec![(12, 1), (13, 1)], vec![(14, 1), (15, 1)]]
+    );
+    // The rfc profile with the same initial window (no SACK, 1460-byte segments): RFC 3042,
+    // one new segment on each of the first two duplicate ACKs, however
+    // `limited_transmit_by_pipe` is set.
+    for tcp in ["", "limited_transmit_by_pipe = true"] {
+        let steps = recovery_steps("rfc", &format!("initial_cwnd = 10\n{tcp}"), &[1]);
+        assert_eq!(
+            on_dupacks(&steps, 1, 3, 1460),
+            [vec![(12, 1)], vec![(13, 1)], vec![(1, 2)]],
+            "{tcp}"
+        );
+    }
+}

@@ -93,6 +93,10 @@ ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
         "tcp_enter_loss",
         {"tcp.rto_keeps_recovery_ssthresh": False},
     ),
+    "RFC 3042 room on top of the pipe": (
+        "tcp_packets_in_flight, tcp_add_reno_sack",
+        {"tcp.limited_transmit_by_pipe": False},
+    ),
     "CUBIC without HyStart": ("tcp_cubic.c hystart", {"tcp.cc_params": {"hystart": False}}),
     "CUBIC without its 5 % floor before W_max": (
         "bictcp_update: cnt <= 20 while last_max_cwnd = 0",

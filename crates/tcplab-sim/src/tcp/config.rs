@@ -81,6 +81,13 @@ pub struct TcpConfig {
     pub delack_segments: u32,
     pub dupthresh: u32,
     pub limited_transmit: bool,
+    /// Limited transmit comes from the pipe alone, as in Linux: `tcp_packets_in_flight` leaves
+    /// out the segments a duplicate ACK reports (SACKed, or without SACK counted as SACKed by
+    /// `tcp_add_reno_sack`), so each such ACK lets one new segment out within cwnd, and no
+    /// room is added beyond it. Off: RFC 3042's room of one segment beyond cwnd for each of the
+    /// first duplicate ACKs, counted over the pipe (which with SACK already leaves the SACKed
+    /// segment out: two new segments per duplicate ACK). Only with `limited_transmit`.
+    pub limited_transmit_by_pipe: bool,
     pub rto: RtoConfig,
     /// Retransmissions of one segment before the connection is aborted.
     pub max_retries: u32,
@@ -224,6 +231,9 @@ impl Fields for TcpConfig {
         v.flag("limited_transmit", &mut self.limited_transmit)
             .doc("RFC 3042 limited transmit.")
             .example("true");
+        v.flag("limited_transmit_by_pipe", &mut self.limited_transmit_by_pipe)
+            .doc("Limited transmit through the pipe alone (Linux): a duplicate ACK's SACKed segment (without SACK, one segment per duplicate ACK) leaves the flight and lets one new segment out, with no room beyond cwnd; off: RFC 3042's room of one segment beyond cwnd per duplicate ACK, over the pipe.")
+            .example("false");
         v.duration("rto_initial", &mut self.rto.initial)
             .doc("RTO before the first RTT sample (RFC 6298 2.1).")
             .example("\"1s\"");

@@ -177,6 +177,8 @@ fn rfc() -> TcpConfig {
         delack_segments: 2,
         dupthresh: 3,
         limited_transmit: true,
+        // RFC 3042: room for one segment beyond cwnd per duplicate ACK.
+        limited_transmit_by_pipe: false,
         rto: RtoConfig {
             initial: Dur::from_secs(1),
             min: Dur::from_secs(1),
@@ -278,8 +280,11 @@ fn linux() -> TcpConfig {
         // net.ipv4.tcp_reordering = 3.
         dupthresh: 3,
         // Linux counts SACKed and duplicate-ACKed segments out of the pipe before
-        // recovery (the effect of RFC 3042).
+        // recovery (the effect of RFC 3042): tcp_packets_in_flight leaves out sacked_out,
+        // which tcp_add_reno_sack raises per duplicate ACK without SACK; no room beyond
+        // cwnd (tcp_cwnd_test).
         limited_transmit: true,
+        limited_transmit_by_pipe: true,
         rto: RtoConfig {
             // TCP_TIMEOUT_INIT = 1 s (RFC 6298).
             initial: Dur::from_secs(1),

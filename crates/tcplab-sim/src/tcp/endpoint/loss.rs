@@ -40,8 +40,14 @@ impl Endpoint {
             && self.cc_rules.limited_transmit
             && self.dupacks < self.cfg.dupthresh
         {
-            // RFC 3042: each of the first two duplicate ACKs may release one new segment.
-            self.limited_transmit_room = self.dupacks as u64 * self.eff_mss;
+            // RFC 3042: each of the first two duplicate ACKs may release one new segment. By
+            // the pipe (`limited_transmit_by_pipe`, Linux): the SACKed segments have left it
+            // already; without SACK each duplicate ACK counts one segment out of it.
+            self.limited_transmit_room = if self.cfg.limited_transmit_by_pipe && self.sack_ok {
+                0
+            } else {
+                self.dupacks as u64 * self.eff_mss
+            };
             self.ns2_state.send_one_budget = 1;
         }
     }
