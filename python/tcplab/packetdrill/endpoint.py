@@ -55,6 +55,7 @@ class Stack:
         self.conn: Any = step.Connection(profile=profile, tcp=tcp)
         self.sockets = 0
         self.shut_wr = False
+        self.shut_rd = False
 
     # -- time and segments -------------------------------------------------------------------
 
@@ -120,8 +121,10 @@ class Stack:
         return self.conn.write(n)
 
     def read(self, sock: str, n: int) -> int | None:
+        """Bytes read; 0 at EOF or after shutdown(SHUT_RD) (Linux's RCV_SHUTDOWN); None when
+        the call would block."""
         got = self.conn.read(n)
-        if got == 0 and not self.conn.eof and self.conn.state not in ("CLOSED",):
+        if got == 0 and not (self.conn.eof or self.shut_rd or self.conn.state == "CLOSED"):
             return None
         return got
 
@@ -134,6 +137,8 @@ class Stack:
         self.conn.shutdown(how)
         if how in ("SHUT_WR", "SHUT_RDWR"):
             self.shut_wr = True
+        if how in ("SHUT_RD", "SHUT_RDWR"):
+            self.shut_rd = True
 
     def setsockopt(self, sock: str, name: str, value: Any) -> None:
         try:
