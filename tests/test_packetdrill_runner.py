@@ -165,3 +165,10 @@ def test_code_blocks_run_after_the_script_with_the_snapshot_of_their_time():
 def test_a_field_not_in_tcp_info_is_reported():
     out, _ = run("+0 %{ assert tcpi_busy_time == 0 }%\n", [])
     assert out.failure.kind == "assertion" and "tcpi_busy_time" in out.failure.message
+
+
+def test_a_burst_takes_only_segments_sent_by_the_lines_latest_time():
+    body = "+0 write(4, ..., 2000) = 2000\n+0 > P. 1:2001(2000) ack 1\n"
+    out, _ = run(body, [(100_000, ".", 1, 1000), (400_000, "P.", 1001, 1000)])
+    assert out.failure.kind == "mismatch"
+    assert out.failure.actual == "0.100000 > . 1:1001(1000) ack 1 win 256"

@@ -255,16 +255,15 @@ class Runner:
         tol = matching.tolerance(self.delta(event, at), self.tol_us, self.tol_pct)
         latest = (end if end is not None else at) + tol
         anytime = event.time.kind == ANY
-        parts: list[Segment] = []
-        while True:
-            seg = self.next_segment(event, p, latest, anytime, parts)
-            if parts and not matching.continues(parts, seg):
-                self.queue.insert(0, seg)
+        parts = [self.next_segment(event, p, latest, anytime)]
+        while sum(s.length for s in parts) < p.length and parts[-1].length:
+            # The rest of a burst: segments sent by the line's latest time (at once, for *).
+            if not self.queue:
+                self.advance(max(self.now, parts[0].time if anytime else latest))
+            if not self.queue or not matching.continues(parts, self.queue[0]):
                 break
+            seg = self.queue.pop(0)
             parts.append(seg)
-            total = sum(s.length for s in parts)
-            if total >= p.length or seg.length == 0:
-                break
         got = matching.aggregate(parts)
         if self.ts_base is None:
             self._fix_ts_base(p, got)
@@ -309,8 +308,7 @@ class Runner:
             base_live + round((script - base_script) * self.script_tick / self.stack_tick)
         ) % 2**32
 
-    def next_segment(self, event: Event, p: Packet, latest: int, anytime: bool,
-                     parts: list[Segment]) -> Segment:  # fmt: skip
+    def next_segment(self, event: Event, p: Packet, latest: int, anytime: bool) -> Segment:
         """The next segment sent, waiting for it up to `latest` (and, to say when it came, up
         to WAIT_US more)."""
         if not self.queue:
@@ -318,9 +316,8 @@ class Runner:
         if not self.queue:
             self.advance(max(self.now, latest) + WAIT_US)
         if not self.queue:
-            what = "the rest of a packet" if parts else "packet"
             raise self._stop(
-                event.line, "missing", f"Timed out waiting for {what}",
+                event.line, "missing", "Timed out waiting for packet",
                 time_us=self.now, expected=f"{show_time(latest)} {p}",
             )  # fmt: skip
         return self.queue.pop(0)
