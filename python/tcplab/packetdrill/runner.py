@@ -133,7 +133,7 @@ class Runner:
         self.now = 0
         self.prev: tuple[Event, int] | None = None  # the previous event and its scheduled time
         self.sockets = syscalls.Sockets(self)
-        self.snapshots: list[tuple[Event, dict[str, Any]]] = []
+        self.snapshots: list[tuple[Event, dict[str, Any], int]] = []
 
     # -- time --------------------------------------------------------------------------------
 
@@ -246,7 +246,7 @@ class Runner:
             elif isinstance(action, Syscall):
                 self.sockets.call(event, action, at)
             elif isinstance(action, Code):
-                self.snapshots.append((event, self.sockets.tcp_info(event.line)))
+                self.snapshots.append((event, self.sockets.tcp_info(event.line), self.now))
             elif isinstance(action, Command):
                 pass  # read before the run (shell.settings_for)
         self.prev = (event, at)
@@ -327,7 +327,7 @@ class Runner:
     def run_code(self) -> Failure | None:
         """Every block, in order, in one namespace (code.c), each after its snapshot."""
         namespace: dict[str, Any] = dict(syscalls.CODE_CONSTANTS)
-        for event, snapshot in self.snapshots:
+        for event, snapshot, time_us in self.snapshots:
             namespace.update(snapshot)
             assert isinstance(event.action, Code)
             source = _dedent_block(event.action.text)
@@ -338,13 +338,24 @@ class Runner:
                 return Failure(
                     event.line, "assertion",
                     f"assertion failed in %{{ }}% block: {_assert_text(source, e)}",
-                    time_us=snapshot.get("_time_us"),
+                    time_us=time_us,
+                )  # fmt: skip
+            except NameError as e:
+                name = getattr(e, "name", "") or ""
+                if not name.startswith("tcpi_"):
+                    raise_as = f"error in %{{ }}% block: NameError: {e}"
+                    return Failure(event.line, "assertion", raise_as, time_us=time_us)
+                return Failure(
+                    event.line, "unsupported",
+                    f"tcp_info field {name} is not modelled; the endpoint has "
+                    f"{', '.join(sorted(k for k in snapshot if k.startswith('tcpi_')))}",
+                    time_us=time_us,
                 )  # fmt: skip
             except Exception as e:  # noqa: BLE001 - the script's own error, reported as its
                 return Failure(
                     event.line, "assertion",
                     f"error in %{{ }}% block: {type(e).__name__}: {e}",
-                    time_us=snapshot.get("_time_us"),
+                    time_us=time_us,
                 )  # fmt: skip
         return None
 
