@@ -54,6 +54,7 @@ class Stack:
 
         self.conn: Any = step.Connection(profile=profile, tcp=tcp)
         self.sockets = 0
+        self.accepted = False
         self.shut_wr = False
         self.shut_rd = False
 
@@ -89,7 +90,7 @@ class Stack:
         self.sockets += 1
         if self.sockets > 1:
             raise Unsupported("a second socket: one script drives one connection here")
-        return "listener"
+        return "first"
 
     def listen(self, sock: str) -> None:
         self.conn.listen()
@@ -99,6 +100,7 @@ class Stack:
             self.conn.accept()
         except TcplabError:
             return None
+        self.accepted = True
         return "connection"
 
     def connect(self, sock: str) -> None:
@@ -129,7 +131,9 @@ class Stack:
         return got
 
     def close(self, sock: str) -> None:
-        if sock == "listener" and self.conn.state == "LISTEN":
+        """close() of the connection; of a listener that has handed its connection to
+        accept() (or never had one), nothing on the wire."""
+        if sock == "first" and (self.accepted or self.conn.state == "LISTEN"):
             return
         self.conn.close()
 
