@@ -24,7 +24,7 @@ PY_FLOORS: list[tuple[str, ...]] = [
     ("errors", "_atomic", "frames", "_core", "schema", "pcap"),
     ("models",),
     ("report",),
-    ("api",),
+    ("api", "step"),
     ("path", "analytic", "topology"),
     ("sweep",),
     ("compare", "testbed", "conformance", "packetdrill"),

@@ -9,6 +9,8 @@ says about a scenario)::
     │   ├── UnknownFieldError   a field the format does not know       (.field, .allowed)
     │   ├── MissingFieldError   a required field is absent             (.field, .allowed)
     │   └── TopologyError       nodes/links do not connect what they must
+    ├── StepError(TcplabError, ValueError)   a step-API call the endpoint cannot do (.field;
+    │                                tcplab.step: a segment before the connection, time backwards)
     ├── InternalError(TcplabError)   a bug in tcplab (including a panic in the core)
     ├── StoreError(TcplabError)      a results store that cannot be used as asked
     │                                (tcplab.sweep.StoreError)
@@ -26,7 +28,7 @@ says about a scenario)::
         └── TestbedRunError          a step of a run failed
             └── TestbedTimeout       the run exceeded its time budget
 
-The first eight classes are created by the native core (``tcplab._core``) and re-exported here;
+The first nine classes are created by the native core (``tcplab._core``) and re-exported here;
 the others are defined beside the code that raises them, each on `TcplabError`, keeping the
 builtin second base that callers catch (``ValueError``, ``KeyError``, ``RuntimeError``).
 Every instance has the attributes ``kind``, ``field``, ``value``, ``allowed`` and ``format``;
@@ -43,6 +45,7 @@ from tcplab._core import (
     MissingFieldError,
     ParseError,
     ScenarioError,
+    StepError,
     TcplabError,
     TopologyError,
     UnknownFieldError,
@@ -56,6 +59,7 @@ __all__ = [
     "UnknownFieldError",
     "MissingFieldError",
     "TopologyError",
+    "StepError",
     "InternalError",
 ]
 

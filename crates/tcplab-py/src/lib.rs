@@ -20,6 +20,7 @@
 //! │   ├── UnknownFieldError   (SimError::UnknownField)
 //! │   ├── MissingFieldError   (SimError::MissingField)
 //! │   └── TopologyError       (SimError::Topology)
+//! ├── StepError(TcplabError, ValueError)   (SimError::Step: a misuse of the step API)
 //! └── InternalError(TcplabError)   (SimError::Internal, and any Rust panic)
 //! ```
 //!
@@ -48,6 +49,8 @@ use tcplab_sim::error::SimError;
 use tcplab_sim::output::{Column, SimOutput, Table};
 use tcplab_sim::scenario::Scenario;
 
+mod step;
+
 // ------------------------------------------------------------------------------------------------
 // Exceptions
 
@@ -61,6 +64,7 @@ struct Exceptions {
     missing_field: Py<PyType>,
     topology: Py<PyType>,
     internal: Py<PyType>,
+    step: Py<PyType>,
 }
 
 static EXCEPTIONS: GILOnceCell<Exceptions> = GILOnceCell::new();
@@ -125,6 +129,15 @@ fn exceptions(py: Python<'_>) -> PyResult<&Exceptions> {
                 "TopologyError",
                 "The topology does not connect what it must (unknown node, no route, ...).",
             )?,
+            step: new_class(
+                py,
+                "StepError",
+                "A call of the step API (tcplab.step) the endpoint cannot do: a segment before the \
+                 connection exists, a bad option, time going backwards (see .field).\n\
+                 Also a ValueError.",
+                &[&tcplab, &value_error],
+                &[],
+            )?,
             internal: new_class(
                 py,
                 "InternalError",
@@ -166,6 +179,7 @@ fn build_exception(py: Python<'_>, err: &SimError) -> PyResult<PyErr> {
         SimError::Internal(_) | SimError::Cancelled => {
             (&exc.internal, none(), none(), none(), none())
         }
+        SimError::Step { field, .. } => (&exc.step, s(field), none(), none(), none()),
     };
     let instance = class.bind(py).call1((err.to_string(),))?;
     instance.setattr("kind", err.kind())?;
@@ -787,6 +801,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         &exc.missing_field,
         &exc.topology,
         &exc.internal,
+        &exc.step,
     ] {
         let class = class.bind(py);
         m.add(class.name()?, class)?;
@@ -802,5 +817,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_class::<step::Stepper>()?;
     Ok(())
 }

@@ -33,6 +33,11 @@ pub enum SimError {
     /// The caller asked the run to stop (its cancel flag was set) before it finished.
     #[error("run cancelled before it finished")]
     Cancelled,
+    /// A call of the step-by-step API (`sim::step`) that the endpoint cannot do: a segment
+    /// before the connection exists, a bad option, time going backwards. `field` names the call
+    /// or its argument (`inject.flags`, `advance`).
+    #[error("{field}: {message}")]
+    Step { field: String, message: String },
 }
 
 impl SimError {
@@ -47,6 +52,14 @@ impl SimError {
             allowed: allowed.into(),
         }
     }
+    /// A misuse of the step API: `field` the call or argument, `message` what is wrong and what
+    /// is allowed.
+    pub fn step(field: impl Into<String>, message: impl Into<String>) -> Self {
+        SimError::Step {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
     /// A short machine-readable kind, used by the Python exception mapping.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -57,6 +70,7 @@ impl SimError {
             SimError::Topology(_) => "topology",
             SimError::Internal(_) => "internal",
             SimError::Cancelled => "cancelled",
+            SimError::Step { .. } => "step",
         }
     }
 }

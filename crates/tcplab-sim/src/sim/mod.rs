@@ -3,6 +3,7 @@
 //! the tables, is made in `report`.
 
 mod report;
+pub mod step;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -25,6 +25,7 @@
 
 mod ack;
 mod handshake;
+mod info;
 mod loss;
 mod options;
 mod recv;
@@ -174,6 +175,8 @@ pub struct Endpoint {
     pub(crate) eff_mss: u64,
     peer_wscale: u8,
     own_wscale: u8,
+    /// Both SYNs carried the window scale option (RFC 7323 section 2.2).
+    wscale_ok: bool,
     sack_ok: bool,
     ts_ok: bool,
     /// Total bytes the application will write (None: unlimited).
@@ -181,6 +184,8 @@ pub struct Endpoint {
     app_written: u64,
     app_closed: bool,
     fin_sent: bool,
+    /// TCP_CORK (the step API's socket option): no segment shorter than the MSS leaves.
+    cork: bool,
     sb: Scoreboard,
     pub(crate) ccs: CcState,
     cc: Box<dyn CongestionControl>,
@@ -424,12 +429,14 @@ impl Endpoint {
             eff_mss: mss,
             peer_wscale: 0,
             own_wscale,
+            wscale_ok: false,
             sack_ok: false,
             ts_ok: false,
             app_total: Some(0),
             app_written: 0,
             app_closed: false,
             fin_sent: false,
+            cork: false,
             sb,
             ccs,
             cc_rate: cc.uses_rate_samples(),

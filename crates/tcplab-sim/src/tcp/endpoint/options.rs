@@ -33,7 +33,8 @@ impl Endpoint {
         }
         self.sack_ok = (self.cfg.sack || self.rec.wants_sack()) && p.syn_sack_ok;
         // RFC 7323 2.2: scaling only if both sides sent the option.
-        if self.cfg.window_scaling && p.syn_wscale >= 0 {
+        self.wscale_ok = self.cfg.window_scaling && p.syn_wscale >= 0;
+        if self.wscale_ok {
             self.peer_wscale = (p.syn_wscale as u8).min(14);
         } else {
             self.peer_wscale = 0;
@@ -46,13 +47,20 @@ impl Endpoint {
     /// counts): MSS (4 bytes), SACK-permitted (2), window scale (3), padded to 4 bytes; none on
     /// ns-2's wire.
     pub(super) fn syn_options(&self, p: &mut Packet) {
+        // A SYN-ACK offers SACK-permitted and the window scale only if the SYN did (RFC 2018
+        // section 2, RFC 7323 section 2.2); `accept_options` settled both.
+        let syn_ack = p.is(ACK);
         p.syn_mss = self.cfg.mss;
-        p.syn_sack_ok = self.cfg.sack || self.rec.wants_sack();
+        p.syn_sack_ok = if syn_ack {
+            self.sack_ok
+        } else {
+            self.cfg.sack || self.rec.wants_sack()
+        };
         let mut opt = 4 + if p.has_ts { 10 } else { 0 };
         if p.syn_sack_ok {
             opt += 2;
         }
-        if self.cfg.window_scaling {
+        if self.cfg.window_scaling && (!syn_ack || self.wscale_ok) {
             p.syn_wscale = self.own_wscale as i8;
             opt += 3;
         }
@@ -69,7 +77,8 @@ impl Endpoint {
     #[inline(always)]
     pub(super) fn segment_options(&self, p: &mut Packet, flags: u8, now: SimTime) {
         let mut opt = 0;
-        if self.ts_ok || (flags & SYN != 0 && self.cfg.timestamps) {
+        // A SYN offers timestamps; a SYN-ACK only echoes an offer (RFC 7323 section 3.2).
+        if self.ts_ok || (flags & (SYN | ACK) == SYN && self.cfg.timestamps) {
             p.has_ts = true;
             p.ts_val = Self::ts_now(now);
             p.ts_ecr = self.ts_recent;

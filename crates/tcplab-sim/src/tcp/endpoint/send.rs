@@ -195,11 +195,11 @@ impl Endpoint {
                 }
                 // The last data with the FIN on it is not held back (Linux's tcp_nagle_test).
                 let with_fin = len == avail && self.fin_rides(end);
-                if self.cfg.nagle
-                    && len < self.eff_mss
-                    && self.flight() > 0
-                    && self.nagle_holds()
+                // TCP_CORK holds any segment shorter than the MSS (Linux's tcp_nagle_test with
+                // TCP_NAGLE_CORK), Nagle one while data is in flight.
+                if len < self.eff_mss
                     && !with_fin
+                    && (self.cork || (self.cfg.nagle && self.flight() > 0 && self.nagle_holds()))
                 {
                     break;
                 }

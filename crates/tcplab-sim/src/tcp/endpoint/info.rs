@@ -1,0 +1,247 @@
+//! What the step-by-step API (`sim::step`) reads of an endpoint and changes while it runs: a
+//! view with the names and units of Linux's `struct tcp_info` (include/uapi/linux/tcp.h, filled
+//! by `tcp_get_info` in net/ipv4/tcp.c), the socket options that act on a running connection
+//! (TCP_CORK, TCP_NODELAY, SO_SNDBUF) and a reset by the peer.
+//!
+//! Only what the model keeps is reported; a field it does not keep is absent, never made up.
+//! Absent: `tcpi_rcv_mss` (Linux's estimate of the peer's segment size), `tcpi_fackets` (0 since
+//! Linux 4.15), `tcpi_pacing_rate`, `tcpi_delivered`, `tcpi_probes`, `tcpi_rcv_ssthresh`,
+//! `tcpi_pmtu`, `tcpi_last_*`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
+//! `tcpi_dsack_dups`, `tcpi_reord_seen`. Deliberate deviations: `tcpi_ato` is the model's fixed
+//! delayed-ACK timeout (`delack_max`), where Linux's adapts from 40 ms; `tcpi_reordering` is
+//! the model's fixed duplicate-ACK threshold (Linux raises it when it sees reordering); the CWR
+//! state (2) never occurs (no ECN, no local congestion).
+
+use super::{Ctx, Endpoint, State};
+use crate::engine::event::TimerKind;
+use crate::engine::time::Dur;
+use crate::tcp::SSTHRESH_UNLIMITED;
+
+/// Linux's `TCP_INFINITE_SSTHRESH` (include/net/tcp.h): what `tcpi_snd_ssthresh` says before
+/// the first congestion event.
+pub const LINUX_INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
+
+/// Linux's `tcp_ca_state` numbering (include/uapi/linux/tcp.h).
+pub const CA_OPEN: u64 = 0;
+pub const CA_DISORDER: u64 = 1;
+pub const CA_RECOVERY: u64 = 3;
+pub const CA_LOSS: u64 = 4;
+
+/// `tcpi_options` bits (include/uapi/linux/tcp.h `TCPI_OPT_*`).
+const OPT_TIMESTAMPS: u64 = 1;
+const OPT_SACK: u64 = 2;
+const OPT_WSCALE: u64 = 4;
+
+impl State {
+    /// Linux's number of this state (include/net/tcp_states.h: ESTABLISHED 1 ... CLOSING 11).
+    pub fn linux_number(self) -> u64 {
+        match self {
+            State::Established => 1,
+            State::SynSent => 2,
+            State::SynRcvd => 3,
+            State::FinWait1 => 4,
+            State::FinWait2 => 5,
+            State::TimeWait => 6,
+            State::Closed => 7,
+            State::CloseWait => 8,
+            State::LastAck => 9,
+            State::Listen => 10,
+            State::Closing => 11,
+        }
+    }
+}
+
+fn micros(d: Dur) -> u64 {
+    d.0 / 1_000
+}
+
+impl Endpoint {
+    /// The connection's state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// Linux's congestion-avoidance state as `tcp_fastretrans_alert` would name it: Loss after
+    /// a timeout until the ACK passes the recovery point, Recovery during a fast-recovery phase,
+    /// Disorder with duplicate ACKs, SACKed, lost or retransmitted segments outstanding
+    /// (`tcp_try_to_open`), else Open.
+    pub fn ca_state(&self) -> u64 {
+        if self.rto_recovery {
+            CA_LOSS
+        } else if self.in_recovery {
+            CA_RECOVERY
+        } else if self.dupacks > 0
+            || self.sb.sacked_segs() > 0
+            || self.sb.segs().iter().any(|s| s.lost || s.retransmitted)
+        {
+            CA_DISORDER
+        } else {
+            CA_OPEN
+        }
+    }
+
+    /// The `struct tcp_info` fields the model keeps, with Linux's names and units (times in
+    /// microseconds, windows in segments of `tcpi_snd_mss`), in the struct's order.
+    pub fn tcp_info(&self) -> Vec<(&'static str, u64)> {
+        let mss = self.eff_mss.max(1);
+        let segs = self.sb.segs();
+        let (mut lost, mut retrans) = (0u64, 0u64);
+        for s in segs {
+            lost += u64::from(s.lost && !s.sacked);
+            retrans += u64::from(s.retransmitted && !s.sacked);
+        }
+        let unacked = segs.len() as u64;
+        // Without SACK Linux counts duplicate ACKs as SACKed segments (tcp_add_reno_sack),
+        // never more than are outstanding.
+        let sacked = if self.sack_ok {
+            self.sb.sacked_segs() as u64
+        } else {
+            u64::from(self.dupacks).min(unacked)
+        };
+        let mut options = 0;
+        if self.ts_ok {
+            options |= OPT_TIMESTAMPS;
+        }
+        if self.sack_ok {
+            options |= OPT_SACK;
+        }
+        if self.wscale_ok {
+            options |= OPT_WSCALE;
+        }
+        let ssthresh = if self.ccs.ssthresh >= SSTHRESH_UNLIMITED {
+            LINUX_INFINITE_SSTHRESH
+        } else {
+            self.ccs.ssthresh / mss
+        };
+        let fin = u64::from(self.fin_sent && self.snd_una > self.snd_max.saturating_sub(1));
+        let acked = self.snd_una.saturating_sub(1).saturating_sub(fin);
+        let sent_data = self.snd_max.saturating_sub(1);
+        let mut out = vec![
+            ("tcpi_state", self.state.linux_number()),
+            ("tcpi_ca_state", self.ca_state()),
+            ("tcpi_retransmits", u64::from(self.retries)),
+            ("tcpi_backoff", u64::from(self.rto.backoff())),
+            ("tcpi_options", options),
+            ("tcpi_snd_wscale", u64::from(self.peer_wscale)),
+            ("tcpi_rcv_wscale", u64::from(self.own_wscale)),
+            ("tcpi_rto", micros(self.rto.rto())),
+            ("tcpi_ato", micros(self.cfg.delack_max)),
+            ("tcpi_snd_mss", self.eff_mss),
+            ("tcpi_unacked", unacked),
+            ("tcpi_sacked", sacked),
+            ("tcpi_lost", lost),
+            ("tcpi_retrans", retrans),
+            (
+                "tcpi_advmss",
+                u64::from(self.cfg.mss) - if self.ts_ok { 12 } else { 0 },
+            ),
+        ];
+        if let Some(srtt) = self.rto.srtt() {
+            out.push(("tcpi_rtt", micros(srtt)));
+            out.push(("tcpi_rttvar", micros(self.rto.rttvar())));
+        }
+        out.extend([
+            ("tcpi_snd_ssthresh", ssthresh),
+            ("tcpi_snd_cwnd", self.ccs.cwnd / mss),
+            ("tcpi_reordering", u64::from(self.cfg.dupthresh)),
+            (
+                "tcpi_total_retrans",
+                self.stats.retransmissions + self.stats.syn_retransmissions,
+            ),
+            ("tcpi_bytes_acked", acked),
+            ("tcpi_bytes_received", self.delivered),
+            ("tcpi_segs_out", self.stats.segments_sent),
+            ("tcpi_segs_in", self.stats.segments_received),
+            (
+                "tcpi_notsent_bytes",
+                self.app_written.min(u64::MAX - 1).saturating_sub(sent_data),
+            ),
+        ]);
+        if let Some(m) = self.rto.min_rtt {
+            out.push(("tcpi_min_rtt", micros(m)));
+        }
+        out.extend([
+            ("tcpi_data_segs_out", self.stats.data_segments_sent),
+            ("tcpi_snd_wnd", self.snd_wnd),
+        ]);
+        out
+    }
+
+    /// TCP_CORK: while set, no segment shorter than the MSS leaves (but the last one with the
+    /// FIN); clearing it sends what waited (Linux's `tcp_push_pending_frames`).
+    pub fn set_cork(&mut self, on: bool, ctx: &mut Ctx) {
+        self.cork = on;
+        if !on {
+            self.try_send(ctx);
+        }
+    }
+
+    pub fn corked(&self) -> bool {
+        self.cork
+    }
+
+    /// TCP_NODELAY on a running connection: Nagle off (true) or on; setting it sends what
+    /// Nagle held back (Linux's `__tcp_sock_set_nodelay` pushes pending frames).
+    pub fn set_nodelay(&mut self, on: bool, ctx: &mut Ctx) {
+        std::sync::Arc::make_mut(&mut self.cfg).nagle = !on;
+        if on {
+            self.try_send(ctx);
+        }
+    }
+
+    /// SO_SNDBUF on a running connection: the bytes written and not yet acknowledged that may
+    /// be sent.
+    pub fn set_snd_buf(&mut self, bytes: u64, ctx: &mut Ctx) {
+        std::sync::Arc::make_mut(&mut self.cfg).snd_buf = bytes;
+        self.try_send(ctx);
+    }
+
+    /// The peer reset the connection (RFC 9293 section 3.10.7.4, after the segment was found
+    /// acceptable): CLOSED, every timer stopped, nothing more sent.
+    pub fn reset_by_peer(&mut self, ctx: &mut Ctx) {
+        self.set_state(State::Closed, ctx);
+        self.aborted = true;
+        self.end_reason = Some("reset by the peer".into());
+        for k in [
+            TimerKind::Rto,
+            TimerKind::DelAck,
+            TimerKind::Persist,
+            TimerKind::Read,
+            TimerKind::Reorder,
+            TimerKind::Probe,
+            TimerKind::Pace,
+        ] {
+            self.timers[k as usize].cancel();
+        }
+    }
+
+    /// Whether a RST with sequence number `seq` and ACK `ack` (if it has one) is acceptable
+    /// (RFC 9293 section 3.10.7: in SYN-SENT it must acknowledge the SYN, elsewhere its
+    /// sequence number must lie in the receive window).
+    pub fn rst_acceptable(&self, seq: u64, ack: Option<u64>) -> bool {
+        match self.state {
+            State::Closed | State::Listen => false,
+            State::SynSent => ack == Some(self.snd_max),
+            _ => {
+                let wnd = self.last_adv_wnd.max(1);
+                seq >= self.rcv_nxt && seq < self.rcv_nxt + wnd
+            }
+        }
+    }
+
+    /// The deadlines of the armed timers, earliest first.
+    pub fn next_deadline(&self) -> Option<(crate::engine::time::SimTime, TimerKind)> {
+        [
+            TimerKind::Rto,
+            TimerKind::DelAck,
+            TimerKind::Persist,
+            TimerKind::Read,
+            TimerKind::Reorder,
+            TimerKind::Probe,
+            TimerKind::Pace,
+        ]
+        .into_iter()
+        .filter_map(|k| self.timers[k as usize].deadline.map(|t| (t, k)))
+        .min_by_key(|&(t, k)| (t, k as u8))
+    }
+}
