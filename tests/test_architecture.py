@@ -27,7 +27,7 @@ PY_FLOORS: list[tuple[str, ...]] = [
     ("api", "step"),
     ("path", "analytic", "topology"),
     ("sweep",),
-    ("compare", "testbed", "conformance"),
+    ("compare", "testbed", "conformance", "packetdrill"),
     ("studies",),
     ("cli", "_docs"),
 ]

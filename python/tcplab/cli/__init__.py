@@ -15,7 +15,9 @@
     tcplab model ...     the analytic models
     tcplab study ...     the reproduced studies
     tcplab testbed ...   run FILE, cleanup; Linux and root
+    tcplab packetdrill SCRIPT... [--profile linux] [--set tcp.NAME=VALUE ...]
     tcplab conformance ns2 [--grid full|reduced]   (against ns-2.35, where `ns` is installed)
+    tcplab conformance packetdrill DIR [--profile linux]   (a corpus of packetdrill scripts)
 
 Each module of this package declares its commands on its own ``app`` (a typer.Typer; a group's
 module, such as models.py, is the group), and the tables _COMMANDS and _GROUPS below name the
@@ -79,6 +81,7 @@ _COMMANDS = {
     "results": ".sweep",
     "plot": ".sweep",
     "draw": ".draw",
+    "packetdrill": ".packetdrill",
 }
 #: The groups (`tcplab model ...`), listed after the commands -> the module whose `app` is the
 #: group. Mounted when named: the models pull in numpy, the studies pandas and matplotlib.

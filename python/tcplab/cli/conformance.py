@@ -1,4 +1,7 @@
-"""``tcplab conformance ns2``: tcplab's ns2 profile against ns-2.35 on the chain grid.
+"""``tcplab conformance ns2``: tcplab's ns2 profile against ns-2.35 on the chain grid;
+``tcplab conformance packetdrill DIR``: a corpus of packetdrill scripts against a profile.
+
+    tcplab conformance packetdrill DIR [--profile linux] [--set tcp.NAME=VALUE ...] [--json]
 
     tcplab conformance ns2 [--grid full|reduced] [--seeds N] [--paired] [--jobs N] [--json]
                            [--loss P,P,..] [--delay MS,MS,..] [--rate MBPS] [--window PKTS]
@@ -19,6 +22,7 @@ made (switch one of ns-2's defaults: ``--ns-tcl "Agent/TCP set tcpTick_ 0.001"``
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -30,13 +34,16 @@ from ._common import (
     command_group,
     fail,
     option,
+    os_error_text,
     out_dir_option,
     parse_assignment,
+    printable,
     wide_console,
 )
 
 app = command_group(
-    "conformance", "Compare tcplab with a reference implementation run live (ns-2)."
+    "conformance",
+    "Compare tcplab with a reference: ns-2 run live, or a corpus of packetdrill scripts.",
 )
 
 OutOpt = out_dir_option("Write cells.csv, runs-ns2.csv, runs-tcplab.csv, verdict.json here.")
@@ -140,3 +147,52 @@ def ns2_cmd(
         f"{summary['timeouts_within_10pct']}"
         + (f"; identical runs: {summary['identical_runs']} of {len(sim)}" if paired else "")
     )
+
+
+@app.command("packetdrill")
+def packetdrill_cmd(
+    directory: Annotated[
+        Path, typer.Argument(help="A folder of packetdrill scripts, one sub-folder a category.")
+    ],
+    profile: Annotated[
+        str, typer.Option("--profile", help="The stack profile: linux, rfc, ns2, riverbed.")
+    ] = "linux",
+    assignments: SetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play every *.pkt below DIR; a table per category and a verdict per script."""
+    from tcplab.conformance import packetdrill as corpus
+    from tcplab.errors import TcplabError
+
+    from .packetdrill import check_profile
+
+    check_profile(profile)
+    overrides = dict(parse_assignment(a) for a in assignments or [])
+    try:
+        paths = corpus.scripts_in(directory)
+    except OSError as e:
+        raise fail(os_error_text(e)) from None
+    if not paths:
+        raise fail(f"{directory}: no *.pkt scripts below it")
+    try:
+        verdicts = [corpus.judge(directory, p, profile=profile, overrides=overrides) for p in paths]
+    except TcplabError as e:  # a bad --set value
+        raise fail(e) from None
+    rows = corpus.table(verdicts)
+    if as_json:
+        typer.echo(json.dumps({"categories": rows, "scripts": [v.as_dict() for v in verdicts]},
+                              indent=2))  # fmt: skip
+        return
+    from rich.table import Table
+
+    table = Table(title=f"packetdrill scripts against the {profile} profile", title_justify="left")
+    for h in ("category", "scripts", *corpus.VERDICTS):
+        table.add_column(h, justify="left" if h == "category" else "right")
+    for r in rows:
+        table.add_row(r["category"], str(r["scripts"]), *(str(r[k]) for k in corpus.VERDICTS))
+    console = wide_console(160)
+    console.print(table)
+    for v in verdicts:
+        where = f":{v.line}" if v.line else ""
+        text = f"{v.verdict:<11} {v.path}{where}" + (f"  {v.detail}" if v.detail else "")
+        console.print(printable(text), markup=False, highlight=False, soft_wrap=True)
