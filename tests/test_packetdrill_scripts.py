@@ -28,14 +28,7 @@ def test_there_are_at_least_30_scripts_in_the_categories_of_the_issue():
 
 #: Scripts that state Linux's behaviour where the `linux` profile does not follow it yet, and
 #: the mechanism each needs (strict: a script that starts passing must leave this list).
-KNOWN = {
-    "fast_recovery/prr-four-lost-one-per-ack.pkt": "PRR sends 3 retransmissions at recovery "
-    "entry where Linux's tcp_cwnd_reduction sends 1 (issue 31)",
-    "fast_recovery/prr-one-loss-new-data.pkt": "PRR's proportional part (in flight above "
-    "ssthresh) sends nothing until the RTO",
-    "fast_retransmit/fr-no-sack-dupacks.pkt": "the SYN-ACK offers sackOK to a SYN without it",
-    "limited_transmit/lt-no-sack.pkt": "the SYN-ACK offers sackOK to a SYN without it",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _param(path: Path):
