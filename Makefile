@@ -29,7 +29,8 @@ build: $(STAMP)
 
 # The testbed's system tools (network namespaces, offload switches), ns-2 (the conformance
 # suite) and Chromium (the docs site's browser test). Installed with apt when running as root on
-# Debian and missing; otherwise the tests that need them skip and say why.
+# Debian and missing; otherwise the tests that need them skip and say why (pytest -rs lists
+# each skip and its reason), except the browser test in CI (.ci/run sets TCPLAB_CI): it fails.
 sysdeps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	   ! (command -v ip && command -v ethtool && command -v sysctl) >/dev/null 2>&1; then \
@@ -44,7 +45,7 @@ sysdeps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v chromium >/dev/null; then \
 	  echo "installing chromium (the docs site's browser test)"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
-	    echo "chromium could not be installed: the docs site's browser test will skip"; \
+	    echo "chromium could not be installed: the docs site's browser test will skip (fail in CI)"; \
 	fi
 
 run: build
@@ -56,7 +57,7 @@ test-rust:
 	cargo test --release -q --workspace --exclude tcplab-py
 
 test-py: build
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -rs
 
 # The docs site (mkdocs, material theme) into site/, warnings as errors; the pages that come
 # from the code (scenario reference, command line, API, studies) are made during the build
