@@ -75,7 +75,7 @@ def sweep_cmd(
             exists=True,
             dir_okay=False,
             readable=True,
-            help="Base scenario (TOML); its optional [sweep] table gives grid, seeds and zip.",
+            help="Base scenario (TOML); its sweep table, if it has one, gives grid, seeds and zip.",
             show_default=False,
         ),
     ] = None,
