@@ -700,11 +700,13 @@ mod tests {
         let z = Westwood::default();
         assert_eq!(z.ssthresh(&s, 0), 2000);
     }
-    fn ns2() -> Westwood {
+    /// Westwood with ns-2's agent rules (also used by `ns2_agent`'s tests).
+    pub(super) fn ns2() -> Westwood {
         Westwood::new(Config::preset(Model::Ns2))
     }
 
-    fn state(cwnd: u64, ssthresh: u64) -> CcState {
+    /// A sender's state for a controller call (also used by `ns2_agent`'s tests).
+    pub(super) fn state(cwnd: u64, ssthresh: u64) -> CcState {
         CcState {
             cwnd,
             ssthresh,

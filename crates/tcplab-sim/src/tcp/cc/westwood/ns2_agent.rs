@@ -203,25 +203,11 @@ impl Westwood {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{ns2, state};
     use super::super::{Config, Westwood};
     use super::*;
     use crate::engine::time::Dur;
-    use crate::tcp::cc::{CaRule, CongestionControl, RecoveryStyle};
-
-    fn ns2() -> Westwood {
-        Westwood::new(Config::preset(Model::Ns2))
-    }
-
-    fn state(cwnd: u64, ssthresh: u64) -> CcState {
-        CcState {
-            cwnd,
-            ssthresh,
-            mss: 1000,
-            ca_rule: CaRule::PerAck,
-            abc_limit: 1,
-            ca_bytes: 0,
-        }
-    }
+    use crate::tcp::cc::{CongestionControl, RecoveryStyle};
 
     #[test]
     fn ns2_agent_rules_are_the_modules_and_westwood_nr_keeps_newrenos_recv() {
