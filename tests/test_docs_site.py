@@ -18,8 +18,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from conftest import ROOT

@@ -91,11 +91,17 @@ def test_rto_fires_at_tcpi_rto_and_doubles() -> None:
         last = again.time
 
 
-def test_close_sends_the_fin_and_the_last_write_carries_psh() -> None:
+def test_close_sends_the_fin_and_psh_ends_each_tso_packet_and_the_write() -> None:
     c, _ = opened()
     c.write(3000)
     out = c.sent()
-    assert [s.flags for s in out] == [".", ".", "P."]
+    # 2,896 kB/s paced (2 * 10 * 1448 B per 10 ms) is 2,827 bytes a millisecond: TSO packets
+    # of tcp_min_tso_segs (2) segments, PSH on each; the write's last byte carries it too.
+    assert [(s.seq, s.length, s.flags) for s in out] == [
+        (1, 1448, "."),
+        (1449, 1448, "P."),
+        (2897, 104, "P."),
+    ]
     c.advance(0.02)
     c.inject(".", 1, 3001, win=1000)
     c.close()

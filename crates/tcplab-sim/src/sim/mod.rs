@@ -2,6 +2,7 @@
 //! applications, driven by one event queue. What a run reports once it has ended, the summary and
 //! the tables, is made in `report`.
 
+mod psh;
 mod report;
 pub mod step;
 

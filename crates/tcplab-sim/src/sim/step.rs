@@ -11,16 +11,15 @@
 //!
 //! Sequence numbers are the model's: the endpoint's initial sequence number is 0 (its SYN is
 //! sequence 0, its first data byte 1, as packetdrill's relative numbers), the peer's is what
-//! its SYN says. Timestamps tick in microseconds from 1 at time 0. The core has no PSH bit: a
-//! data segment that ends where a `write` ended is reported with PSH, as Linux's `tcp_push`
-//! marks the last segment of a send call. Not modelled: urgent data, ECN (E and W flags are
+//! its SYN says. Timestamps tick in microseconds from 1 at time 0. The core has no PSH bit:
+//! segments are reported with PSH where Linux would set it (the end of a write, the end of a
+//! TSO packet; see `psh`). Not modelled: urgent data, ECN (E and W flags are
 //! accepted and ignored), D-SACK blocks, the challenge ACK for an unacceptable RST (it is
 //! ignored), the RST Linux sends when closing with unread data, simultaneous open.
 //!
 //! Misuse (a segment before the connection exists, a bad option, time going backwards) is a
 //! [`SimError::Step`] naming the call; nothing here panics on the caller's input.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -31,6 +30,8 @@ use crate::error::{SimError, SimResult};
 use crate::net::packet::{Packet, SackBlock, ACK, FIN, RST, SYN};
 use crate::scenario::Scenario;
 use crate::tcp::{cc, recovery, Ctx, Endpoint, State, TcpConfig};
+
+use super::psh::{Pace, PshMarker};
 
 /// A TCP option of a segment, as packetdrill writes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +78,7 @@ pub struct Inbound {
 pub struct Outbound {
     pub time: SimTime,
     pub packet: Packet,
-    /// PSH as Linux would set it: a data segment that ends where a write ended.
+    /// PSH as Linux would set it: the end of a write or of a TSO packet of several segments.
     pub psh: bool,
 }
 
@@ -179,8 +180,8 @@ pub struct Stepper {
     out: Vec<Packet>,
     uid: u64,
     sent: Vec<Outbound>,
-    /// Sequence numbers where a write ended (PSH).
-    write_ends: BTreeSet<u64>,
+    /// Where PSH falls.
+    psh: PshMarker,
     written: u64,
     read: u64,
     shut_wr: bool,
@@ -188,6 +189,24 @@ pub struct Stepper {
     passive: bool,
     /// TCP_CORK set before the open.
     cork: bool,
+}
+
+/// The sender's state as Linux's pacing rate reads it (`tcp_update_pacing_rate`).
+fn pace(ep: &Endpoint) -> Pace {
+    let info = ep.tcp_info();
+    let get = |name: &str| info.iter().find(|(n, _)| *n == name).map(|&(_, v)| v);
+    let unacked = get("tcpi_unacked").unwrap_or(0);
+    let left = get("tcpi_sacked").unwrap_or(0) + get("tcpi_lost").unwrap_or(0);
+    Pace {
+        mss: get("tcpi_snd_mss").unwrap_or(1),
+        cwnd: get("tcpi_snd_cwnd").unwrap_or(1),
+        ssthresh: get("tcpi_snd_ssthresh").unwrap_or(u64::MAX),
+        packets_out: unacked,
+        in_flight: unacked.saturating_sub(left) + get("tcpi_retrans").unwrap_or(0),
+        srtt_us: get("tcpi_rtt"),
+        min_rtt_us: get("tcpi_min_rtt"),
+        snd_wnd: get("tcpi_snd_wnd").unwrap_or(0),
+    }
 }
 
 fn step_err(field: &str, message: impl Into<String>) -> SimError {
@@ -233,7 +252,7 @@ impl Stepper {
             out: Vec::new(),
             uid: 0,
             sent: Vec::new(),
-            write_ends: BTreeSet::new(),
+            psh: PshMarker::new(),
             written: 0,
             read: 0,
             shut_wr: false,
@@ -290,9 +309,15 @@ impl Stepper {
     }
 
     fn collect(&mut self) {
-        for p in self.out.drain(..) {
-            let end = p.seq + p.len as u64;
-            let psh = p.len > 0 && self.write_ends.contains(&end);
+        let pace = self.ep.as_ref().map(pace);
+        if let Some(p) = &pace {
+            self.psh.window(p.snd_wnd);
+        }
+        let marks = match pace {
+            Some(pace) if !self.out.is_empty() => self.psh.mark(&self.out, &pace),
+            _ => vec![false; self.out.len()],
+        };
+        for (p, psh) in self.out.drain(..).zip(marks) {
             self.sent.push(Outbound {
                 time: self.now,
                 packet: p,
@@ -424,7 +449,10 @@ impl Stepper {
             return Ok(0);
         }
         self.written += n;
-        self.write_ends.insert(1 + self.written);
+        if let Some(p) = self.ep.as_ref().map(pace) {
+            self.psh.window(p.snd_wnd);
+            self.psh.write(n, false, &p);
+        }
         self.act("write", |ep, ctx| ep.app_write(Some(n), ctx))?;
         Ok(n)
     }
