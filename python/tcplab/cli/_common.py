@@ -2,9 +2,12 @@
 argument and option types, ``--set`` assignments and the scenario they change."""
 
 # No `from __future__ import annotations` in this package: see tcplab.cli.
+import functools
+import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -187,3 +190,53 @@ SetOpt = option(
     "(list elements by name). Repeatable.",
 )
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+@dataclass(frozen=True)
+class ScenarioInput:
+    """What a command that runs one scenario file is given, declared once for `tcplab run` and
+    `tcplab testbed run`: the file, its ``--set`` overrides, ``--seed``, ``--out DIR`` and
+    ``--json``."""
+
+    file: Path
+    assignments: list[str] | None
+    seed: int | None
+    out: Path | None
+    as_json: bool
+
+    def load(self) -> "Scenario":
+        """The scenario of the file with the ``--set`` overrides applied."""
+        return load_scenario(self.file, self.assignments or [])
+
+
+#: ScenarioInput's fields as a command's parameters, in the order ``--help`` lists them.
+_SCENARIO_PARAMETERS = [
+    inspect.Parameter(
+        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind
+    )
+    for name, kind, default in (
+        ("file", FileArg, inspect.Parameter.empty),
+        ("assignments", SetOpt, None),
+        ("seed", SeedOpt, None),
+        ("out", RunOutOpt, None),
+        ("as_json", SummaryJsonOpt, False),
+    )
+]
+assert [p.name for p in _SCENARIO_PARAMETERS] == [f.name for f in fields(ScenarioInput)]
+
+
+def runs_a_scenario(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command `command(given: ScenarioInput, **own)` as typer sees it: ScenarioInput's
+    parameters first, then its own options."""
+    own = list(inspect.signature(command).parameters.values())[1:]
+    names = [f.name for f in fields(ScenarioInput)]
+
+    @functools.wraps(command)
+    def typer_command(**kwargs: Any) -> Any:
+        given = ScenarioInput(**{name: kwargs.pop(name) for name in names})
+        return command(given, **kwargs)
+
+    parameters = _SCENARIO_PARAMETERS + own
+    typer_command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    typer_command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return typer_command

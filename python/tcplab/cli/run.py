@@ -22,14 +22,13 @@ from tcplab import __version__
 from ._common import (
     EXIT_INCOMPLETE,
     FileArg,
-    RunOutOpt,
-    SeedOpt,
+    ScenarioInput,
     SetOpt,
-    SummaryJsonOpt,
     echo_figures,
     fail,
     load_scenario,
     option,
+    runs_a_scenario,
     tcplab_errors,
 )
 
@@ -72,12 +71,9 @@ def _pcap_files(pcap: Path, nodes: list[dict]) -> dict[str, Path]:
 
 
 @app.command("run")
+@runs_a_scenario
 def run_cmd(
-    file: FileArg,
-    seed: SeedOpt = None,
-    as_json: SummaryJsonOpt = False,
-    out: RunOutOpt = None,
-    assignments: SetOpt = None,
+    given: ScenarioInput,
     pcap: option(
         Path,
         "--pcap",
@@ -100,11 +96,12 @@ def run_cmd(
 ) -> None:
     """Simulate a scenario and print its summary. An application that did not finish is named
     on stderr (exit status 3 with --strict)."""
+    out = given.out
     for flag, where in (("--out", out), ("--pcap", pcap), ("--plot", plot)):
         if where is not None:
             _writable_dir(flag, where)  # before simulating: a long run is not thrown away
     with tcplab_errors():
-        scenario = load_scenario(file, assignments or [])
+        scenario = given.load()
         if pcap is not None:
             captures = _pcap_files(pcap, scenario.to_dict(normalized=True).get("nodes", []))
             scenario = scenario.with_overrides({"output.packets": True})
@@ -112,9 +109,9 @@ def run_cmd(
             scenario = scenario.with_overrides({"output.trace": True, "output.queues": True})
         from tcplab.api import run
 
-        result = run(scenario, seed=seed)
+        result = run(scenario, seed=given.seed)
     # The result is shown before anything is written, so a failed write loses no output.
-    if as_json:
+    if given.as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:
         from rich.console import Console

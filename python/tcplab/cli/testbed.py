@@ -25,15 +25,11 @@ from tcplab.testbed.errors import TestbedConfigError, TestbedError, TestbedUnava
 
 from ._common import (
     EXIT_RUN_FAILED,
-    FileArg,
-    RunOutOpt,
-    SeedOpt,
-    SetOpt,
-    SummaryJsonOpt,
+    ScenarioInput,
     command_group,
     fail,
-    load_scenario,
     option,
+    runs_a_scenario,
 )
 
 app = command_group(
@@ -43,12 +39,9 @@ app = command_group(
 
 
 @app.command("run")
+@runs_a_scenario
 def testbed_run_cmd(
-    file: FileArg,
-    assignments: SetOpt = None,
-    seed: SeedOpt = None,
-    out: RunOutOpt = None,
-    as_json: SummaryJsonOpt = False,
+    given: ScenarioInput,
     time_budget: option(
         float,
         "--time-budget",
@@ -67,9 +60,9 @@ def testbed_run_cmd(
     from tcplab.testbed import result as tb_result
 
     try:
-        scenario = load_scenario(file, assignments or [])
+        scenario = given.load()
         extra = {"pcap_path": str(pcap)} if pcap is not None else {}
-        p = tb_plan.plan(scenario, seed=seed, time_budget_s=time_budget, **extra)
+        p = tb_plan.plan(scenario, seed=given.seed, time_budget_s=time_budget, **extra)
     except TestbedConfigError as e:  # a TcplabError too: caught first, for its wording
         raise fail(f"the testbed cannot run this scenario: {e}") from None
     except errors.TcplabError as e:
@@ -77,10 +70,11 @@ def testbed_run_cmd(
     if dry_run:
         typer.echo(json.dumps(p.to_dict(), indent=2))
         return
-    if not as_json:
+    if not given.as_json:
         for line in tb_plan.describe_plan(p):
             typer.echo(line, err=True)
     try:
+        seed = given.seed
         result = tb_result.run_plan(scenario if seed is None else scenario.with_seed(seed), p)
     except TestbedUnavailable as e:
         raise fail(str(e)) from None
@@ -88,10 +82,10 @@ def testbed_run_cmd(
         raise fail(f"the testbed cannot run this scenario: {e}") from None
     except TestbedError as e:
         raise fail(e, EXIT_RUN_FAILED, prefix="testbed run failed: ") from None
-    if out is not None:
-        written = result.to_dir(out)
+    if given.out is not None:
+        written = result.to_dir(given.out)
         typer.echo(f"wrote {written}", err=True)
-    if as_json:
+    if given.as_json:
         typer.echo(json.dumps(result.summary, indent=2, default=str))
         return
     from rich.console import Console
