@@ -16,7 +16,15 @@ from typing import Annotated
 
 import typer
 
-from ._common import JsonOpt, SetOpt, fail, os_error_text, parse_assignment, printable
+from ._common import (
+    JsonOpt,
+    SetOpt,
+    fail,
+    option,
+    os_error_text,
+    parse_assignment,
+    printable,
+)
 
 app = typer.Typer(add_completion=False)
 
@@ -26,14 +34,12 @@ ProfileOpt = Annotated[
         "--profile", help="The stack profile the endpoint runs: linux, rfc, ns2, riverbed."
     ),
 ]
-ToleranceOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--tolerance-usecs", min=0,
-        help="packetdrill's --tolerance_usecs (default: the script's header, else 4000).",
-        show_default=False,
-    ),
-]  # fmt: skip
+ToleranceOpt = option(
+    int,
+    "--tolerance-usecs",
+    min=0,
+    help="packetdrill's --tolerance_usecs (default: the script's header, else 4000).",
+)
 
 
 def check_profile(profile: str) -> None:

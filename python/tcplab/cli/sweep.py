@@ -32,6 +32,7 @@ from ._common import (
     StoreOpt,
     echo_figures,
     fail,
+    option,
     os_error_text,
     parse_assignment,
     printable,
@@ -79,25 +80,19 @@ def sweep_cmd(
             show_default=False,
         ),
     ] = None,
-    grid: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--grid",
-            "-g",
-            metavar="PATH=VALUES",
-            help="An axis: PATH=V1,V2,... or PATH=LO..HI:N (linear) or PATH=LO..HI:Nlog. "
-            "Repeatable, each path once.",
-            show_default=False,
-        ),
-    ] = None,
-    seeds: Annotated[
-        str | None,
-        typer.Option(
-            "--seeds",
-            help="Seeds: 1..20, 1,2,5, or N for 1..N (default: the file's sweep table, else 1).",
-            show_default=False,
-        ),
-    ] = None,
+    grid: option(
+        list[str],
+        "--grid",
+        "-g",
+        metavar="PATH=VALUES",
+        help="An axis: PATH=V1,V2,... or PATH=LO..HI:N (linear) or PATH=LO..HI:Nlog. "
+        "Repeatable, each path once.",
+    ) = None,
+    seeds: option(
+        str,
+        "--seeds",
+        help="Seeds: 1..20, 1,2,5, or N for 1..N (default: the file's sweep table, else 1).",
+    ) = None,
     store: StoreOpt = None,
     zip_: Annotated[
         bool, typer.Option("--zip", help="Pair the axes element-wise instead of the product.")
@@ -105,16 +100,13 @@ def sweep_cmd(
     jobs: JobsOpt = None,
     scheduler: SchedulerOpt = None,
     assignments: SetOpt = None,
-    keep: Annotated[
-        str | None,
-        typer.Option(
-            "--keep",
-            metavar="TABLES",
-            help="Keep these per-run tables beside the rows (trace, link_series, app_series, "
-            "queues; comma-separated): tables of the store, keyed by run_id.",
-            show_default=False,
-        ),
-    ] = None,
+    keep: option(
+        str,
+        "--keep",
+        metavar="TABLES",
+        help="Keep these per-run tables beside the rows (trace, link_series, app_series, "
+        "queues; comma-separated): tables of the store, keyed by run_id.",
+    ) = None,
     max_runs: Annotated[
         int,
         typer.Option(
@@ -289,10 +281,7 @@ def _open_checked(path: Path) -> Any:
 @app.command("results")
 def results_cmd(
     directory: StoreArg,
-    sql: Annotated[
-        str | None,
-        typer.Option("--sql", help="A DuckDB query over the table runs.", show_default=False),
-    ] = None,
+    sql: option(str, "--sql", help="A DuckDB query over the table runs.") = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records.")] = False,
 ) -> None:
@@ -319,82 +308,46 @@ def plot_cmd(
             show_default=False,
         ),
     ],
-    x: Annotated[
-        str | None,
-        typer.Option("--x", help="Store: column on the x axis (a grid path).", show_default=False),
-    ] = None,
-    y: Annotated[
-        str | None,
-        typer.Option(
-            "--y", help="Store: column on the y axis (a summary column).", show_default=False
-        ),
-    ] = None,
-    hue: Annotated[
-        str | None,
-        typer.Option("--hue", help="Store: one line per value of this column.", show_default=False),
-    ] = None,
+    x: option(str, "--x", help="Store: column on the x axis (a grid path).") = None,
+    y: option(str, "--y", help="Store: column on the y axis (a summary column).") = None,
+    hue: option(str, "--hue", help="Store: one line per value of this column.") = None,
     logx: Annotated[bool, typer.Option("--logx", help="Store: logarithmic x axis.")] = False,
     logy: Annotated[bool, typer.Option("--logy", help="Store: logarithmic y axis.")] = False,
-    where: Annotated[
-        str | None,
-        typer.Option(
-            "--where", help="Store: keep the rows meeting a DuckDB condition.", show_default=False
-        ),
-    ] = None,
-    unit: Annotated[
-        str | None,
-        typer.Option(
-            "--unit",
-            help="Store: the y axis's unit (Mbit/s, kB/s, ms, s, kB, %, ...; default: a "
-            "readable one chosen from the values).",
-            show_default=False,
-        ),
-    ] = None,
-    xlabel: Annotated[
-        str | None,
-        typer.Option(
-            "--xlabel",
-            help="Store: the x axis's label (default: what the column holds, e.g. "
-            "'wan:ab loss probability'); its unit is added.",
-            show_default=False,
-        ),
-    ] = None,
-    ylabel: Annotated[
-        str | None,
-        typer.Option(
-            "--ylabel",
-            help="Store: the y axis's label (default: e.g. 'ftp throughput'); its unit is added.",
-            show_default=False,
-        ),
-    ] = None,
-    title: Annotated[
-        str | None,
-        typer.Option(
-            "--title",
-            help="Store: the title (default: the seeds behind each point; '' for none).",
-            show_default=False,
-        ),
-    ] = None,
-    series: Annotated[
-        str | None,
-        typer.Option(
-            "--series",
-            metavar="COLUMN",
-            help="Store: draw this column of a kept per-run table (tcplab sweep --keep: "
-            "cwnd, packets, bits_per_s, ...) over time, a line per run --where selects.",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            help="Store: figure file, .png, .svg or .pdf (a PNG and an SVG are written "
-            "beside it), default DIR/plots/<y>.png. Run: directory of the figures, default "
-            "DIR/plots.",
-            show_default=False,
-        ),
-    ] = None,
+    where: option(str, "--where", help="Store: keep the rows meeting a DuckDB condition.") = None,
+    unit: option(
+        str,
+        "--unit",
+        help="Store: the y axis's unit (Mbit/s, kB/s, ms, s, kB, %, ...; default: a "
+        "readable one chosen from the values).",
+    ) = None,
+    xlabel: option(
+        str,
+        "--xlabel",
+        help="Store: the x axis's label (default: what the column holds, e.g. "
+        "'wan:ab loss probability'); its unit is added.",
+    ) = None,
+    ylabel: option(
+        str,
+        "--ylabel",
+        help="Store: the y axis's label (default: e.g. 'ftp throughput'); its unit is added.",
+    ) = None,
+    title: option(
+        str, "--title", help="Store: the title (default: the seeds behind each point; '' for none)."
+    ) = None,
+    series: option(
+        str,
+        "--series",
+        metavar="COLUMN",
+        help="Store: draw this column of a kept per-run table (tcplab sweep --keep: "
+        "cwnd, packets, bits_per_s, ...) over time, a line per run --where selects.",
+    ) = None,
+    out: option(
+        Path,
+        "--out",
+        help="Store: figure file, .png, .svg or .pdf (a PNG and an SVG are written "
+        "beside it), default DIR/plots/<y>.png. Run: directory of the figures, default "
+        "DIR/plots.",
+    ) = None,
 ) -> None:
     """Draw a store's mean and 95 % CI over seeds of a column against a grid path, or a run's
     windows, time-sequence diagram and queues."""
