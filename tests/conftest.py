@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import sys
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,3 +123,30 @@ def assert_results_identical(a: Result, b: Result) -> None:
     assert a.traces.keys() == b.traces.keys()
     for name in a.traces:
         assert_frames_identical(a.traces[name], b.traces[name])
+
+
+def cli_in_process(
+    args: list[str], capsys: pytest.CaptureFixture[str], cwd: Path | None = None
+) -> tuple[Any, str, str]:
+    """`tcplab ARGS` run in this process as the console script runs it (tcplab.cli.main), in
+    `cwd` if given: its exit status (or ``traceback: ...`` when an exception escaped main),
+    stdout and stderr. For tests that run many commands, where a process each is too slow."""
+    from tcplab.cli import main
+
+    old_argv, old_cwd = sys.argv, os.getcwd()
+    sys.argv = ["tcplab", *args]
+    if cwd is not None:
+        os.chdir(cwd)
+    code: Any = 0
+    try:
+        main()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    except BaseException as e:  # noqa: BLE001 - what the tests are about
+        code = f"traceback: {type(e).__name__}: {e}"
+    finally:
+        sys.argv = old_argv
+        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
+        os.chdir(old_cwd)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -7,19 +7,19 @@ one, never a part), and no working file is left behind. Needs root (mount -t tmp
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, cli_in_process
 
 LEVELS = 20
 
@@ -32,14 +32,17 @@ pytestmark = pytest.mark.skipif(not _can_mount(), reason="needs root to mount a 
 
 
 @pytest.fixture(scope="module")
-def disk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    d = tmp_path_factory.mktemp("disk") / "fs"
-    d.mkdir()
+def disk() -> Iterator[Path]:
+    # Mounted in a directory of its own, not below pytest's numbered temporary directories:
+    # a session killed before the unmount would leave a mount there that every later
+    # session's clean-up trips over ("Device or resource busy").
+    d = Path(tempfile.mkdtemp(prefix="tcplab-full-disk-"))
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(d)], check=True)
     try:
         yield d
     finally:
         subprocess.run(["umount", str(d)], check=True)
+        d.rmdir()
 
 
 @pytest.fixture(scope="module")
@@ -77,22 +80,8 @@ WRITERS: dict[str, Callable[[Path, dict[str, str]], list[str]]] = {
 }  # fmt: skip
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
-    from tcplab.cli import main
-
-    old = sys.argv
-    sys.argv = ["tcplab", *args]
-    code: Any = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except BaseException as e:  # noqa: BLE001 - what the test is about
-        code = f"traceback: {type(e).__name__}: {e}"
-    finally:
-        sys.argv = old
-        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
-    _, err = capsys.readouterr()
+def _cli_err(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
+    code, _, err = cli_in_process(args, capsys)
     return code, err
 
 
@@ -172,17 +161,17 @@ def test_a_writer_on_a_full_disk_leaves_only_whole_files(
     args = WRITERS[name](disk, inputs)
     _clear(disk)
     empty = _free(disk)
-    code, err = _cli(args, capsys)
+    code, err = _cli_err(args, capsys)
     assert code == 0, err
     needed = empty - _free(disk)
     outcomes: dict[str, int] = {}
     for level in range(LEVELS):
         _clear(disk)
         if level % 2:  # over an earlier complete output
-            code, err = _cli(args, capsys)
+            code, err = _cli_err(args, capsys)
             assert code == 0, err
         _fill(disk, leave=level * needed // (LEVELS - 1))
-        code, err = _cli(args, capsys)
+        code, err = _cli_err(args, capsys)
         outcome = _check(disk, name, code, err)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     _clear(disk)

@@ -10,7 +10,6 @@ A longer run: TCPLAB_FUZZ_EXAMPLES=500 pytest tests/test_fuzz.py (marked slow th
 
 from __future__ import annotations
 
-import gc
 import os
 import resource
 import sys
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 import tomli_w
+from conftest import cli_in_process
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -114,23 +114,7 @@ class Sandbox:
 
 
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str], cwd: Path) -> tuple[Any, str]:
-    from tcplab.cli import main
-
-    old_argv, old_cwd = sys.argv, os.getcwd()
-    sys.argv = ["tcplab", *args]
-    os.chdir(cwd)
-    code: Any = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except BaseException as e:  # noqa: BLE001 - what the test is about
-        code = f"traceback: {type(e).__name__}: {e}"
-    finally:
-        sys.argv = old_argv
-        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
-        os.chdir(old_cwd)
-    _, err = capsys.readouterr()
+    code, _, err = cli_in_process(args, capsys, cwd)
     return code, err
 
 

@@ -11,7 +11,6 @@ TRIALS damages of each kind and way: 1 here (35 damaged stores, about a minute);
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
@@ -22,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, cli_in_process
 
 TRIALS = int(os.environ.get("TCPLAB_DAMAGE_TRIALS", "1"))
 KINDS = {
@@ -93,29 +92,10 @@ READS = {
 }
 
 
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str, str]:
-    from tcplab.cli import main
-
-    old = sys.argv
-    sys.argv = ["tcplab", *args]
-    code: Any = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except BaseException as e:  # noqa: BLE001 - what the test is about
-        code = f"traceback: {type(e).__name__}: {e}"
-    finally:
-        sys.argv = old
-        gc.unfreeze()  # main() freezes what a one-command process keeps: not here
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _answers(store: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[Any, str]]:
     got = {}
     for name, args in READS.items():
-        code, out, err = _cli(args(store), capsys)
+        code, out, err = cli_in_process(args(store), capsys)
         if name in ("plot", "series") and code == 0:
             suffix = "fig" if name == "plot" else "series"
             out = (store.parent / f"{store.name}-{suffix}.svg").read_text()
@@ -224,11 +204,13 @@ def _trial(
             assert code == 2 and _one_line(text), f"{what}: {name}: {code} {text[-1500:]}"
             tally["one error line"] += 1
     if rng.random() < 0.5:  # repair, then every sweep again (nothing left to compute)
-        code, out, err = _cli(["sweep", "--repair", "--store", str(store), "--json"], capsys)
+        code, out, err = cli_in_process(
+            ["sweep", "--repair", "--store", str(store), "--json"], capsys
+        )
         assert code == 0 or (code == 2 and _one_line(err)), f"{what}: repair: {code} {err}"
         tally["repaired" if code == 0 else "repair refused"] += 1
     for i in range(len(SWEEPS)):
-        code, out, err = _cli(_sweep_args(store, i), capsys)
+        code, out, err = cli_in_process(_sweep_args(store, i), capsys)
         assert code == 0, f"{what}: sweep {i} again: {code} {err[-1500:]}"
     pd.testing.assert_frame_equal(_rows(store), rows, check_exact=True, obj=what)
     pd.testing.assert_frame_equal(_trace(store), trace, check_exact=True, obj=what)
