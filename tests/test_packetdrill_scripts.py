@@ -139,3 +139,30 @@ def test_conformance_table_per_category_and_a_verdict_per_script(tmp_path):
     assert "slow_start" in res.output and "fail        slow_start/wrong.pkt:24" in res.output
     res = _cli("conformance", "packetdrill", str(tmp_path / "nowhere"))
     assert res.exit_code == 2 and res.output.startswith("error: ")
+
+
+def test_the_kernels_flat_layout_is_judged_per_category(tmp_path):
+    """The kernel's selftests keep their scripts in one folder, `tcp_<category>_<name>.pkt`,
+    with their own defaults.sh beside them: the categories come from the names and the
+    verdicts are those of the folder layout."""
+    flat = tmp_path / "selftests"
+    flat.mkdir()
+    recovery = sorted((SCRIPTS / "fast_recovery").glob("*.pkt"))[0].name
+    picked = [("slow_start", "ss-whole-flight-acked.pkt"), ("fast_recovery", recovery)]
+    for sub, name in picked:
+        text = (SCRIPTS / sub / name).read_text()
+        assert "`../common/defaults.sh" in text
+        (flat / f"tcp_{sub}_{name}").write_text(
+            text.replace("../common/defaults.sh", "./defaults.sh")
+        )
+    # The kernel's defaults.sh sets the sysctls packetdrill's does (its buffers give wscale 8).
+    from tcplab.packetdrill.shell import DEFAULTS_SH
+
+    (flat / "defaults.sh").write_text(DEFAULTS_SH)
+    (flat / "tcp_made_up.pkt").write_text("this is not packetdrill\n")
+    data = json.loads(_cli("conformance", "packetdrill", str(flat), "--json").output)
+    cats = {v["path"]: v["category"] for v in data["scripts"]}
+    assert cats == {f"tcp_{sub}_{name}": sub for sub, name in picked} | {"tcp_made_up.pkt": "made"}
+    assert {v["path"]: v["verdict"] for v in data["scripts"]} == {
+        f"tcp_{sub}_{name}": "pass" for sub, name in picked
+    } | {"tcp_made_up.pkt": "invalid"}

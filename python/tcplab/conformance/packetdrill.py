@@ -3,8 +3,11 @@
 against one profile, with a verdict per script and a count per category.
 
 The category of a script is the first folder of its path below the directory (``sack`` for
-``DIR/sack/sack-shift-sacked-7-3-4-8-9-fack.pkt``); scripts directly in it are in the
-category ``.``. A verdict is one of:
+``DIR/sack/sack-shift-sacked-7-3-4-8-9-fack.pkt``). The kernel keeps its copies in one folder,
+named ``tcp_<category>_<script>.pkt`` (``tcp_fast_recovery_prr-ss-10pkt-lost-1.pkt``): a
+script directly in the directory is in the category its name says (google/packetdrill's
+folder names, the longest that fits; else the word after ``tcp_``), or in ``.`` when its name
+says none. A verdict is one of:
 
 * ``pass``;
 * ``fail``: the endpoint did otherwise than the script says (the first mismatch: a segment,
@@ -46,9 +49,36 @@ def scripts_in(directory: str | Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.pkt") if p.is_file())
 
 
+#: google/packetdrill's folders below gtests/net/tcp, as the kernel's selftests name their
+#: copies of its scripts (tcp_<folder with / as _>_<script>.pkt).
+_CATEGORIES = sorted(
+    ("blocking", "close", "cubic", "cwnd_moderation", "dsack", "ecn", "eor", "fast_recovery",
+     "fast_retransmit", "fastopen_client", "fastopen_server", "inq", "limited_transmit", "md5",
+     "mss", "mtu_probe", "nagle", "notsent_lowat", "rack", "receiver", "sack", "shutdown",
+     "slow_start", "splice", "syscall_bad_arg", "tcp_info", "timestamping", "ts_recent",
+     "user_timeout", "validate", "zerocopy"),
+    key=len, reverse=True,
+)  # fmt: skip
+
+
+def category_of(rel: Path) -> str:
+    """A script's category: its first folder, or what a kernel-style name says."""
+    if len(rel.parts) > 1:
+        return rel.parts[0]
+    name = rel.name
+    if not name.startswith("tcp_"):
+        return "."
+    rest = name[len("tcp_") :]
+    for c in _CATEGORIES:
+        if rest.startswith(c + "_"):
+            return c
+    word, sep, _ = rest.partition("_")
+    return word if sep else "."
+
+
 def judge(root: Path, path: Path, **kw: Any) -> Verdict:
     rel = path.relative_to(root)
-    category = rel.parts[0] if len(rel.parts) > 1 else "."
+    category = category_of(rel)
     try:
         outcome = packetdrill.run_file(path, **kw)
     except packetdrill.ScriptError as e:
