@@ -102,7 +102,14 @@ def test_describe_shows_every_parameter_with_defaults_filled_in() -> None:
         "partial_deflation": True,
         "impatient": True,
     }
-    assert tcp["lr_params"] == {"max_ack_delay_s": 0.2, "tlp": True, "reo_wnd_mult": 1}
+    assert tcp["lr_params"] == {
+        "max_ack_delay_s": 0.2,
+        "tlp": True,
+        "reo_wnd_mult": 1,
+        "rule": "rfc8985",
+    }
+    linux = scenario('profile = "linux"').describe()["apps"][0]["tcp"]
+    assert linux["lr_params"]["rule"] == "linux"
     plain = scenario("").describe()["apps"][0]["tcp"]
     assert plain["congestion_control"] == "reno"
     assert plain["cc_params"] == {} and plain["lr_params"] == {}
@@ -135,7 +142,7 @@ def test_variants_json_lists_each_algorithms_parameters() -> None:
         "packets",
     }
     lrs = {r["name"]: r["params"] for r in reg["loss_recoveries"]}
-    assert {p["name"] for p in lrs["rack-tlp"]} == {"max_ack_delay", "tlp", "reo_wnd_mult"}
+    assert {p["name"] for p in lrs["rack-tlp"]} == {"max_ack_delay", "tlp", "reo_wnd_mult", "rule"}
 
 
 def _bwe_trace(cc: str) -> tuple[tcplab.Result, object]:

@@ -59,6 +59,18 @@ RULES = [
     ("close/close-fin-rides-on-data.pkt", {"tcp.fin_with_data": False}, 21, "mismatch"),
     ("close/close-data-acked-then-eof.pkt", {"tcp.quick_acks": 0}, 17, "timing"),
     ("timestamps/ts-negotiated.pkt", {"tcp.timestamps": False}, 11, "mismatch"),
+    ("sack/sack-reordering-measured.pkt", {"tcp.max_reordering": 0}, 25, "assertion"),
+    # RFC 8985's timer: the bare 12.5 ms window, 2.5 ms early for the script's tolerance.
+    (
+        "fast_retransmit/fr-rack-timer-slack.pkt",
+        {"tcp.lr_params": {"rule": "rfc8985"}},
+        23,
+        "timing",
+    ),
+    # RFC 8985's RTT (25 ms, from the retransmission) calls 9001:10001 lost: no extra segment.
+    ("fast_recovery/prr-old-ack-sack.pkt", {"tcp.lr_params": {"rule": "rfc8985"}}, 31, "mismatch"),
+    # The old ACK ignored: 7001:8001 waits for RACK's timer on 9001:10001 (0.072 s).
+    ("fast_recovery/prr-old-ack-sack.pkt", {"tcp.old_ack_sack": False}, 36, "timing"),
 ]
 
 

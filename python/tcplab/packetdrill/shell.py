@@ -100,6 +100,10 @@ def _reordering(value: str) -> dict[str, Any]:
     return {"dupthresh": int(value, 0)}
 
 
+def _max_reordering(value: str) -> dict[str, Any]:
+    return {"max_reordering": int(value, 0)}
+
+
 def _recovery(value: str) -> dict[str, Any]:
     if int(value, 0) & 1 != 1:
         raise ValueError(
@@ -123,6 +127,7 @@ SETTINGS: dict[str, Callable[[str], dict[str, Any]]] = {
     "tcp_window_scaling": _flag("window_scaling"),
     "tcp_congestion_control": _cc,
     "tcp_reordering": _reordering,
+    "tcp_max_reordering": _max_reordering,
     "tcp_rmem": _rmem,
     "tcp_recovery": _recovery,
     "tcp_early_retrans": _early_retrans,

@@ -98,6 +98,12 @@ ABLATION: dict[str, tuple[str, dict[str, Any]]] = {
         {"tcp.limited_transmit_by_pipe": False},
     ),
     "PRR as RFC 6937": ("tcp_cwnd_reduction", {"tcp.prr_rule": "rfc6937"}),
+    "a fixed duplicate-ACK threshold": ("tcp_check_sack_reordering", {"tcp.max_reordering": 0}),
+    "RACK as RFC 8985": (
+        "tcp_rack_advance, tcp_rack_mark_lost",
+        {"tcp.lr_params": {"rule": "rfc8985"}},
+    ),
+    "old ACKs ignored": ("tcp_ack: old_ack", {"tcp.old_ack_sack": False}),
     "CUBIC without HyStart": ("tcp_cubic.c hystart", {"tcp.cc_params": {"hystart": False}}),
     "CUBIC without its 5 % floor before W_max": (
         "bictcp_update: cnt <= 20 while last_max_cwnd = 0",

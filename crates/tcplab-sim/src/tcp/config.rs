@@ -81,6 +81,14 @@ pub struct TcpConfig {
     /// ACK at least every this many segments (RFC 5681: at least every second full segment).
     pub delack_segments: u32,
     pub dupthresh: u32,
+    /// The duplicate-ACK threshold adapts to the reordering the ACKs show, up to this many
+    /// segments (Linux's `tcp_check_sack_reordering`, net.ipv4.tcp_max_reordering = 300): when
+    /// a SACK or a cumulative ACK delivers a never-retransmitted segment below the highest
+    /// SACKed sequence number, the threshold (`tcpi_reordering`) becomes that distance in whole
+    /// segments if it is larger; a timeout outside recovery with `dupthresh` segments SACKed
+    /// brings it back to `dupthresh` (`tcp_enter_loss`). RACK's reordering window and RFC
+    /// 6675's IsLost read the adapted value. 0: fixed at `dupthresh` (RFC 5681).
+    pub max_reordering: u32,
     pub limited_transmit: bool,
     /// Limited transmit comes from the pipe alone, as in Linux: `tcp_packets_in_flight` leaves
     /// out the segments a duplicate ACK reports (SACKed, or without SACK counted as SACKed by
@@ -156,6 +164,11 @@ pub struct TcpConfig {
     /// `tcp_nagle_test` never holds a FIN back). Off: the FIN is a segment of its own after the
     /// data (RFC 9293 allows either; ns-2's agents and Riverbed send it alone).
     pub fin_with_data: bool,
+    /// An ACK below SND.UNA still carries news: its SACK blocks are applied and loss detection
+    /// runs, then the sender sends what the window allows, without a window change (Linux's
+    /// `tcp_ack` at `old_ack`: `tcp_sacktag_write_queue`, `tcp_fastretrans_alert`,
+    /// `tcp_xmit_recovery`). Off: an old ACK is ignored (RFC 9293 section 3.10.7.4).
+    pub old_ack_sack: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -231,6 +244,10 @@ impl Fields for TcpConfig {
             .unit("ACKs")
             .doc("Duplicate ACKs that trigger fast retransmit.")
             .example("3");
+        v.integer("max_reordering", &mut self.max_reordering, 0, 1000)
+            .unit("segments")
+            .doc("The duplicate-ACK threshold grows to the reordering measured from SACKs and cumulative ACKs, up to this (Linux tcp_check_sack_reordering, tcp_max_reordering); 0: fixed at dupthresh.")
+            .example("300");
         v.flag("limited_transmit", &mut self.limited_transmit)
             .doc("RFC 3042 limited transmit.")
             .example("true");
@@ -388,6 +405,9 @@ impl Fields for TcpConfig {
         .example("true");
         v.flag("fin_with_data", &mut self.fin_with_data)
             .doc("The FIN rides on the last data segment when the application closed before it left (Linux); off: a FIN segment of its own.")
+            .example("true");
+        v.flag("old_ack_sack", &mut self.old_ack_sack)
+            .doc("An ACK below SND.UNA still has its SACK blocks applied, loss detection run and what the window allows sent (Linux); off: ignored.")
             .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")

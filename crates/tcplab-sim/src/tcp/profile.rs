@@ -91,8 +91,13 @@ pub const PROFILES: &[Profile] = &[
             ("cubic", "unknown_max_growth", Preset::Bool(true)),
             ("cubic", "packets", Preset::Bool(true)),
         ],
-        // No RFC 6675 rescue retransmission (a MAY; Linux has none).
-        lr_params: &[("sack", "rescue", Preset::Bool(false))],
+        // No RFC 6675 rescue retransmission (a MAY; Linux has none); RACK as tcp_recovery.c
+        // (`recovery/rack_tlp.rs`: its RTT sample and its reordering timer's slack).
+        lr_params: &[
+            ("sack", "rescue", Preset::Bool(false)),
+            ("rack-tlp", "rule", Preset::Choice("linux")),
+            ("rack", "rule", Preset::Choice("linux")),
+        ],
         initial_window_from_mss: false,
         initial_ssthresh_from_window: false,
     },
@@ -177,6 +182,8 @@ fn rfc() -> TcpConfig {
         delack_max: Dur::from_millis(200),
         delack_segments: 2,
         dupthresh: 3,
+        // RFC 5681: a fixed DupThresh.
+        max_reordering: 0,
         limited_transmit: true,
         // RFC 3042: room for one segment beyond cwnd per duplicate ACK.
         limited_transmit_by_pipe: false,
@@ -215,6 +222,8 @@ fn rfc() -> TcpConfig {
         rto_keeps_recovery_ssthresh: false,
         // RFC 9293 3.6 allows a FIN on a data segment; the reference senders here send it alone.
         fin_with_data: false,
+        // RFC 9293 3.10.7.4: an ACK below SND.UNA is ignored.
+        old_ack_sack: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -281,6 +290,8 @@ fn linux() -> TcpConfig {
         delack_segments: 2,
         // net.ipv4.tcp_reordering = 3.
         dupthresh: 3,
+        // net.ipv4.tcp_max_reordering = 300 (tcp_check_sack_reordering, tcp_input.c).
+        max_reordering: 300,
         // Linux counts SACKed and duplicate-ACKed segments out of the pipe before
         // recovery (the effect of RFC 3042): tcp_packets_in_flight leaves out sacked_out,
         // which tcp_add_reno_sack raises per duplicate ACK without SACK; no room beyond
@@ -342,6 +353,9 @@ fn linux() -> TcpConfig {
         rto_keeps_recovery_ssthresh: true,
         // tcp_send_fin (net/ipv4/tcp_output.c): FIN on the unsent tail of the write queue.
         fin_with_data: true,
+        // tcp_ack (tcp_input.c), old_ack: tcp_sacktag_write_queue, tcp_fastretrans_alert and
+        // tcp_xmit_recovery for an ACK below snd_una that carries SACK blocks.
+        old_ack_sack: true,
         ..rfc()
     }
 }

@@ -137,6 +137,20 @@ pub struct Delivery {
     /// The lowest end among delivered segments that were never retransmitted (RACK's
     /// reordering detection, RFC 8985 section 6.2 step 3).
     pub min_orig_end: Option<u64>,
+    /// The delivered segment Linux's RACK takes its RTT from: `tcp_rack_advance` runs for each
+    /// segment an ACK delivers, the newly SACKed ones in sequence order
+    /// (`tcp_sacktag_write_queue` sorts the blocks) and then the cumulatively acknowledged
+    /// ones (`tcp_clean_rtx_queue`), and the last one it does not skip sets `rack.rtt_us`. It
+    /// skips a retransmitted segment delivered sooner than the minimum RTT after it was sent
+    /// (`Scoreboard::set_rack_cutoff`).
+    pub last: Option<LastDelivered>,
+}
+
+/// A delivered segment's send time and end (`Delivery::last`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LastDelivered {
+    pub last_sent: SimTime,
+    pub end: u64,
 }
 
 impl Delivery {
@@ -182,6 +196,9 @@ pub struct Scoreboard {
     delivery: Delivery,
     /// Nobody reads `Delivery::newest` and `Delivery::min_orig_end`: they are not kept.
     untracked: bool,
+    /// `Delivery::last` takes a retransmitted segment only if it was last sent at or before
+    /// this time (now minus the minimum RTT; None: no minimum RTT yet, never).
+    rack_cutoff: Option<SimTime>,
 }
 
 #[inline]
@@ -345,6 +362,8 @@ impl Scoreboard {
                 if f.start < ack {
                     if !f.sacked {
                         self.delivery.add(f, ack - f.start, !self.untracked);
+                        let f = *f;
+                        self.note_last(&f, true);
                     }
                     self.update(0, |s| s.start = ack);
                 }
@@ -356,6 +375,8 @@ impl Scoreboard {
             self.lost_pending -= usize::from(pending(f));
             if !sacked {
                 self.delivery.add(f, len, !self.untracked);
+                let f = *f;
+                self.note_last(&f, true);
             }
             self.segs.pop_front();
             if sacked {
@@ -377,12 +398,54 @@ impl Scoreboard {
             if s.start >= start && s.end <= end && !s.sacked {
                 newly += s.len();
                 self.delivery.add(&s, s.len(), !self.untracked);
+                self.note_last(&s, false);
                 self.delivery.sacked += s.len();
                 self.high_sacked = self.high_sacked.max(s.end);
                 self.update(i, |s| s.sacked = true);
             }
         }
         newly
+    }
+
+    /// `Delivery::last`: `s` was delivered, cumulatively (`cum`) or by SACK. SACKed segments
+    /// come first (the sender applies the blocks before the cumulative ACK); of those the
+    /// highest counts, as Linux walks them in sequence order.
+    #[inline]
+    fn note_last(&mut self, s: &Seg, cum: bool) {
+        if self.untracked
+            || (s.ever_retransmitted() && self.rack_cutoff.is_none_or(|c| s.last_sent > c))
+        {
+            return;
+        }
+        if cum || self.delivery.last.is_none_or(|l| s.end > l.end) {
+            self.delivery.last = Some(LastDelivered {
+                last_sent: s.last_sent,
+                end: s.end,
+            });
+        }
+    }
+
+    /// Before an ACK is applied: `Delivery::last` skips retransmitted segments sent after
+    /// `cutoff` (Linux's `tcp_rack_advance`: an RTT below the minimum RTT may be the original
+    /// transmission's).
+    pub fn set_rack_cutoff(&mut self, cutoff: Option<SimTime>) {
+        self.rack_cutoff = cutoff;
+    }
+
+    /// The start of the segment that ends at `end`, if one does.
+    pub fn start_of_seg_ending_at(&self, end: u64) -> Option<u64> {
+        let i = self.segs.partition_point(|s| s.end < end);
+        self.segs.get(i).filter(|s| s.end == end).map(|s| s.start)
+    }
+
+    /// The start of the first segment below `ack` that is neither SACKed nor was ever
+    /// retransmitted: the lowest original transmission a cumulative ACK to `ack` delivers.
+    pub fn first_orig_unsacked_below(&self, ack: u64) -> Option<u64> {
+        self.segs
+            .iter()
+            .take_while(|s| s.start < ack)
+            .find(|s| !s.sacked && !s.ever_retransmitted())
+            .map(|s| s.start)
     }
 
     /// Whether the delivery records keep `newest` and `min_orig_end` (the default), which a
@@ -408,6 +471,7 @@ impl Scoreboard {
                 sacked,
                 newest: None,
                 min_orig_end: None,
+                last: None,
             };
         }
         std::mem::take(&mut self.delivery)
@@ -599,6 +663,33 @@ mod tests {
             sb.push(Seg::new(s, s + mss, false, SimTime(k), TxStamp::default()));
         }
         sb
+    }
+
+    #[test]
+    fn the_last_delivered_segment_is_linuxs_highest_sack_then_last_cumulative() {
+        // Segments 0..10 of 100 bytes sent at 0..9 ns; segment 1 resent at 50 ns.
+        let mut sb = board(10, 100);
+        sb.mark_lost(1);
+        sb.retransmitted(1, SimTime(50), TxStamp::default());
+        let last = |sb: &mut Scoreboard| sb.take_delivery().last.map(|l| (l.last_sent.0, l.end));
+        // Blocks in any order: the highest SACKed segment counts (Linux sorts the blocks).
+        sb.sack(701, 801);
+        sb.sack(301, 401);
+        assert_eq!(last(&mut sb), Some((7, 801)));
+        // Cumulative ACK after SACKs: the last segment it delivers wins, even below them.
+        sb.sack(901, 1001);
+        sb.set_rack_cutoff(Some(SimTime(60)));
+        sb.ack_to(301);
+        assert_eq!(last(&mut sb), Some((2, 301)));
+        // A retransmission sent after the cutoff (within a minimum RTT) is skipped.
+        let mut sb = board(3, 100);
+        sb.mark_lost(2);
+        sb.retransmitted(2, SimTime(50), TxStamp::default());
+        sb.set_rack_cutoff(Some(SimTime(40)));
+        sb.ack_to(301);
+        assert_eq!(last(&mut sb), Some((1, 201)));
+        sb.set_rack_cutoff(None);
+        assert_eq!(sb.start_of_seg_ending_at(201), None, "acknowledged");
     }
 
     #[test]

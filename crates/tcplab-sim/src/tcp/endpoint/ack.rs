@@ -30,7 +30,11 @@ impl Endpoint {
             return;
         }
         if ack < self.snd_una {
-            return; // old
+            // Old; its SACK blocks may still tell news (`old_ack_sack`, reorder.rs).
+            if self.cfg.old_ack_sack {
+                self.old_ack_sacks(p, ctx);
+            }
+            return;
         }
         if let Some(pp) = self.ns2_state.sack1_pipe.as_mut() {
             // ns-2 Sack1TcpAgent::recv in fast recovery: --pipe_ per ACK, and once more for a
@@ -74,17 +78,28 @@ impl Endpoint {
         }
         let ignore_sack = self.ns2.sack1
             && (new_outside || (self.ns2_state.sack1_timeout && ack == self.snd_una));
+        if self.rec_timers {
+            // Linux's RACK takes no RTT from a retransmission acknowledged within the minimum
+            // RTT of it (`Delivery::last`).
+            let now = ctx.now;
+            self.sb
+                .set_rack_cutoff(self.rto.min_rtt.map(|m| SimTime(now.0.saturating_sub(m.0))));
+        }
+        let prior_fack = self.fack();
         if self.sack_ok && !ignore_sack {
             for b in p.sack_blocks() {
                 if b.end > self.snd_una && b.end <= self.snd_max {
                     newly_sacked += self.sb.sack(b.start, b.end);
                 }
             }
+            self.reordering_after_sacks(prior_fack);
         }
         let acked = ack - self.snd_una;
         let mut dupack = false;
         if ack > self.snd_una {
+            let low = self.reordering_low_of_ack(ack, prior_fack);
             self.on_new_ack(p, ack, ctx);
+            self.reordering_after_ack(low);
         } else if p.len == 0
             && !p.is(SYN)
             && !p.is(FIN)

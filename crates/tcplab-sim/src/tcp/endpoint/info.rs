@@ -9,7 +9,7 @@
 //! `tcpi_pmtu`, `tcpi_last_*`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
 //! `tcpi_dsack_dups`, `tcpi_reord_seen`. Deliberate deviations: `tcpi_ato` is the model's fixed
 //! delayed-ACK timeout (`delack_max`), where Linux's adapts from 40 ms; `tcpi_reordering` is
-//! the model's fixed duplicate-ACK threshold (Linux raises it when it sees reordering); the CWR
+//! the duplicate-ACK threshold in force (`max_reordering` lets it grow as Linux's does); the CWR
 //! state (2) never occurs (no ECN, no local congestion).
 
 use super::{Ctx, Endpoint, State};
@@ -144,7 +144,7 @@ impl Endpoint {
         out.extend([
             ("tcpi_snd_ssthresh", ssthresh),
             ("tcpi_snd_cwnd", self.ccs.cwnd / mss),
-            ("tcpi_reordering", u64::from(self.cfg.dupthresh)),
+            ("tcpi_reordering", u64::from(self.reordering)),
             (
                 "tcpi_total_retrans",
                 self.stats.retransmissions + self.stats.syn_retransmissions,

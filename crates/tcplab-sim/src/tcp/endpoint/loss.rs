@@ -38,7 +38,7 @@ impl Endpoint {
             self.try_enter_recovery(ctx);
         } else if self.cfg.limited_transmit
             && self.cc_rules.limited_transmit
-            && self.dupacks < self.cfg.dupthresh
+            && self.dupacks < self.reordering
         {
             // RFC 3042: each of the first two duplicate ACKs may release one new segment. By
             // the pipe (`limited_transmit_by_pipe`, Linux): the SACKed segments have left it
@@ -162,9 +162,8 @@ impl Endpoint {
             // ns-2 Sack1 dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks_.
             let m = self.eff_mss.max(1);
             // (minus one: the fast retransmission below adds one, ns-2's does not)
-            self.ns2_state.sack1_pipe = Some(
-                ((self.snd_max - self.snd_una) / m) as i64 - i64::from(self.cfg.dupthresh) - 1,
-            );
+            self.ns2_state.sack1_pipe =
+                Some(((self.snd_max - self.snd_una) / m) as i64 - i64::from(self.reordering) - 1);
         }
         let v = self.view(ctx.now);
         self.rec.on_enter_recovery(&v, &mut self.sb);

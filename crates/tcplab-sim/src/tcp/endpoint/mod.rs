@@ -29,6 +29,7 @@ mod info;
 mod loss;
 mod options;
 mod recv;
+mod reorder;
 mod send;
 mod timers;
 
@@ -231,6 +232,9 @@ pub struct Endpoint {
     /// cumulative ACK passes `recover`: no fast recovery may start (RFC 6582 section 3.2 step 2,
     /// RFC 6675 section 5.1).
     rto_recovery: bool,
+    /// The duplicate-ACK threshold in force: `dupthresh`, grown by the reordering measured
+    /// when `max_reordering` allows (Linux's `tp->reordering`, `tcpi_reordering`; `loss.rs`).
+    reordering: u32,
     /// After Tahoe's go-back-N fast retransmit: no fast retransmit until the cumulative ACK covers
     /// *more than* the recovery point, i.e. passes this sequence number (SND.NXT when it began).
     /// RFC 6582 section 3.2 step 1 ("covers more than recover") and ns-2's `bug_fix_`
@@ -396,7 +400,8 @@ impl Endpoint {
             cc_rules.rate_samples
                 || cc_rules.hears_every_ack
                 || cc_rules.reads_sample_rtt
-                || rec.time_based(),
+                || rec.time_based()
+                || cfg.max_reordering > 0,
         );
         Endpoint {
             conn,
@@ -468,6 +473,7 @@ impl Endpoint {
             recover: None,
             recovery_credits: 0,
             rto_recovery: false,
+            reordering: cfg.dupthresh,
             fr_guard: None,
             prr: None,
             prr_dup: 0,
@@ -588,7 +594,7 @@ impl Endpoint {
             snd_max: self.snd_max,
             mss: self.eff_mss,
             dupacks: self.dupacks,
-            dupthresh: self.cfg.dupthresh,
+            dupthresh: self.reordering,
             in_recovery: self.in_recovery,
             recovery_credits: self.recovery_credits,
             recover: self.recover,

@@ -146,6 +146,7 @@ impl Endpoint {
         if self.retries > self.cfg.max_retries {
             return self.abort(ctx);
         }
+        self.reordering_at_timeout();
         let flight = self.loss_base();
         let first = (self.retries == 1 || self.cfg.ssthresh_every_timeout)
             && !(self.cfg.rto_keeps_recovery_ssthresh && self.in_recovery);

@@ -31,6 +31,17 @@
 //! Without SACK (the peer refused it) the duplicate-ACK threshold still triggers fast
 //! retransmit.
 //!
+//! `rule = "linux"` (the `linux` profile) is Linux's RACK (net/ipv4/tcp_recovery.c) where it
+//! departs from the RFC:
+//! - RACK.rtt comes from the last delivered segment `tcp_rack_advance` handles, in Linux's
+//!   order (newly SACKed segments in sequence order, then the cumulatively acknowledged ones),
+//!   not from the most recently sent one; it skips a retransmission delivered sooner than the
+//!   minimum RTT after it was sent (`Delivery::last`). RACK.xmit_ts still advances to the most
+//!   recently sent segment;
+//! - the reordering timer is armed `TCP_TIMEOUT_MIN_US` = 2 ms after the latest deadline, in
+//!   whole jiffies (1 ms at HZ = 1000; `tcp_rack_mark_lost`: usecs_to_jiffies(remaining +
+//!   2000)), and a segment is lost once its deadline is not in the future (`remaining <= 0`).
+//!
 //! Deviations: no DSACK (the receiver does not send D-SACK blocks), so reo_wnd_mult stays at its
 //! configured value (RFC 8985's initial 1 by default) and a probe whose original also arrived is
 //! counted as a repaired loss (conservative);
@@ -51,7 +62,22 @@ pub struct Config {
     /// RACK.reo_wnd_mult (RFC 8985 section 6.2 step 4: starts at 1; grown by DSACKs, which
     /// this simulator does not send, so it stays at this value).
     pub reo_wnd_mult: u64,
+    /// RFC 8985 as written, or Linux's tcp_recovery.c (module documentation).
+    pub rule: RackRule,
 }
+
+/// Which RACK (`Config::rule`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RackRule {
+    #[default]
+    Rfc8985,
+    Linux,
+}
+
+/// Linux's TCP_TIMEOUT_MIN_US (include/net/tcp.h), added to the reordering timer.
+const LINUX_REO_SLACK: Dur = Dur::from_millis(2);
+/// One jiffy at HZ = 1000: Linux's timers count whole jiffies, rounded up.
+const LINUX_JIFFY: Dur = Dur::from_millis(1);
 
 impl Default for Config {
     fn default() -> Self {
@@ -59,12 +85,13 @@ impl Default for Config {
             max_ack_delay: Dur::from_millis(200),
             tlp: true,
             reo_wnd_mult: 1,
+            rule: RackRule::Rfc8985,
         }
     }
 }
 
 /// `[tcp] lr_params` of rack-tlp: `max_ack_delay` (0 to 10 s), `tlp`, `reo_wnd_mult` (1 to
-/// 100).
+/// 100), `rule` ("rfc8985" or "linux").
 impl Tunable for Config {
     fn walk(&mut self, w: &mut Walk<'_>) {
         w.duration(
@@ -75,6 +102,11 @@ impl Tunable for Config {
         );
         w.flag("tlp", &mut self.tlp);
         w.integer("reo_wnd_mult", &mut self.reo_wnd_mult, 1, 100);
+        w.choice(
+            "rule",
+            &mut self.rule,
+            &[("rfc8985", RackRule::Rfc8985), ("linux", RackRule::Linux)],
+        );
     }
 }
 
@@ -151,7 +183,10 @@ impl RackTlp {
                 latest = Some(latest.map_or(deadline, |l| l.max(deadline)));
             }
         }
-        self.reorder_at = latest;
+        self.reorder_at = match self.cfg.rule {
+            RackRule::Rfc8985 => latest,
+            RackRule::Linux => latest.map(|t| v.now + linux_reo_timeout(t.since(v.now))),
+        };
         newly
     }
 
@@ -192,6 +227,13 @@ impl RackTlp {
     }
 }
 
+/// Linux's reordering timeout for a deadline `remaining` away: `usecs_to_jiffies(remaining +
+/// TCP_TIMEOUT_MIN_US)` jiffies (`tcp_rack_mark_lost`).
+fn linux_reo_timeout(remaining: Dur) -> Dur {
+    let t = remaining + LINUX_REO_SLACK;
+    Dur(t.0.div_ceil(LINUX_JIFFY.0) * LINUX_JIFFY.0)
+}
+
 impl LossRecovery for RackTlp {
     fn name(&self) -> &'static str {
         "rack-tlp"
@@ -229,10 +271,17 @@ impl LossRecovery for RackTlp {
                 && (a.ts_echo_us.is_some_and(|e| e < seg.last_sent.0 / 1_000)
                     || v.min_rtt.is_some_and(|m| v.now.since(seg.last_sent) < m));
             if !ambiguous {
-                self.rtt = Some(v.now.since(seg.last_sent));
+                if self.cfg.rule == RackRule::Rfc8985 {
+                    self.rtt = Some(v.now.since(seg.last_sent));
+                }
                 if self.xmit_ts.is_none_or(|t| seg.sent_after(t, self.end_seq)) {
                     self.xmit_ts = Some(seg.last_sent);
                     self.end_seq = seg.end;
+                }
+            }
+            if self.cfg.rule == RackRule::Linux {
+                if let Some(last) = d.last {
+                    self.rtt = Some(v.now.since(last.last_sent));
                 }
             }
             // Step 3: reordering.
