@@ -215,6 +215,11 @@ fn rfc() -> TcpConfig {
         rto_keeps_recovery_ssthresh: false,
         // RFC 9293 3.6 allows a FIN on a data segment; the reference senders here send it alone.
         fin_with_data: false,
+        // RFC 8985 section 7.3 probes with the highest-sequence segment; the reference senders
+        // here send the FIN alone and probe with their last data.
+        tlp_probes_fin: false,
+        // RFC 9293 section 3.10.7.4: "send an ACK, drop the segment, and return".
+        unsent_ack_silent: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -342,6 +347,11 @@ fn linux() -> TcpConfig {
         rto_keeps_recovery_ssthresh: true,
         // tcp_send_fin (net/ipv4/tcp_output.c): FIN on the unsent tail of the write queue.
         fin_with_data: true,
+        // tcp_send_loss_probe (net/ipv4/tcp_output.c): the retransmission queue's last skb.
+        tlp_probes_fin: true,
+        // tcp_ack returns SKB_DROP_REASON_TCP_ACK_UNSENT_DATA and tcp_rcv_established drops
+        // the segment (net/ipv4/tcp_input.c, 6.x).
+        unsent_ack_silent: true,
         ..rfc()
     }
 }
