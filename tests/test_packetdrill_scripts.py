@@ -59,6 +59,10 @@ RULES = [
     ("close/close-fin-rides-on-data.pkt", {"tcp.fin_with_data": False}, 21, "mismatch"),
     ("close/close-data-acked-then-eof.pkt", {"tcp.quick_acks": 0}, 17, "timing"),
     ("timestamps/ts-negotiated.pkt", {"tcp.timestamps": False}, 11, "mismatch"),
+    # The probe resends the last data segment instead of the lone FIN.
+    ("close/close-tlp-resends-lone-fin.pkt", {"tcp.tlp_probes_fin": False}, 22, "mismatch"),
+    # RFC 9293's ACK of the segment acknowledging unsent data comes before the data's.
+    ("ack/ack-of-unsent-data-dropped.pkt", {"tcp.unsent_ack_silent": False}, 18, "mismatch"),
 ]
 
 
