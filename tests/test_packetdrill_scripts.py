@@ -71,6 +71,10 @@ RULES = [
     ("fast_recovery/prr-old-ack-sack.pkt", {"tcp.lr_params": {"rule": "rfc8985"}}, 31, "mismatch"),
     # The old ACK ignored: 7001:8001 waits for RACK's timer on 9001:10001 (0.072 s).
     ("fast_recovery/prr-old-ack-sack.pkt", {"tcp.old_ack_sack": False}, 36, "timing"),
+    # The probe resends the last data segment instead of the lone FIN.
+    ("close/close-tlp-resends-lone-fin.pkt", {"tcp.tlp_probes_fin": False}, 22, "mismatch"),
+    # RFC 9293's ACK of the segment acknowledging unsent data comes before the data's.
+    ("ack/ack-of-unsent-data-dropped.pkt", {"tcp.unsent_ack_silent": False}, 18, "mismatch"),
 ]
 
 

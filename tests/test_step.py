@@ -127,6 +127,61 @@ def test_socket_options() -> None:
         c.getsockopt("SO_LINGER")
 
 
+def test_close_in_syn_sent_sends_nothing_and_the_syn_ack_meets_a_rst() -> None:
+    c = Connection(profile="linux")
+    c.connect()
+    c.sent()
+    c.close()
+    assert (c.state, c.sent()) == ("CLOSED", [])
+    c.advance(0.03)
+    c.inject("S.", 0, 1, win=65535, options=[("mss", 1000)])
+    # RFC 9293 3.10.7.1: <SEQ=SEG.ACK><CTL=RST>, no options.
+    assert [str(s) for s in c.sent()] == ["0.030000 > R 1:1(0) win 0"]
+    c.inject("S", 7, win=65535)  # no ACK: <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>
+    assert [str(s) for s in c.sent()] == ["0.030000 > R. 0:0(0) ack 8 win 0"]
+    c.inject("R", 8, win=0)  # a RST is never answered
+    assert c.sent() == []
+
+
+def test_close_with_data_unread_resets_and_a_later_segment_meets_a_rst() -> None:
+    c, synack = opened()
+    ts = [("nop",), ("nop",), ("TS", 111, synack.ts_val)]
+    c.inject("P.", 1, 1, win=1000, length=500, options=ts)
+    c.sent()
+    assert c.read(200) == 200
+    c.advance(0.5)
+    c.close()
+    assert [str(s) for s in c.sent()] == [
+        "0.500000 > R. 1:1(0) ack 501 win 1020 <nop,nop,TS val 500001 ecr 111>"
+    ]
+    assert c.state == "CLOSED"
+    c.advance(0.6)
+    c.inject(".", 501, 1, win=1000)
+    assert [str(s) for s in c.sent()] == ["0.600000 > R 1:1(0) win 0"]
+
+
+def test_read_after_shut_rd_returns_the_data_queued() -> None:
+    c, _ = opened()
+    c.shutdown("SHUT_RD")
+    assert c.read(100) == 0
+    c.inject("P.", 1, 1, win=1000, length=300)
+    assert [(s.flags, s.ack) for s in c.sent()] == [(".", 301)]
+    assert (c.read(200), c.read(200), c.read(200)) == (200, 100, 0)
+
+
+@pytest.mark.parametrize("silent", [True, False])
+def test_an_ack_of_unsent_data_is_dropped_whole(silent: bool) -> None:
+    c, _ = opened(unsent_ack_silent=silent)
+    c.advance(0.02)
+    c.inject("F.", 1, 9999, win=1000, options=[("nop",), ("nop",), ("TS", 99999, 1)])
+    out = c.sent()
+    # Linux's tcp_rcv_established drops it silently; RFC 9293 3.10.7.4 answers with an ACK.
+    assert [(s.flags, s.seq, s.ack, s.ts_ecr) for s in out] == (
+        [] if silent else [(".", 1, 1, 110)]
+    )
+    assert c.state == "ESTABLISHED" and not c.eof  # the FIN was not taken
+
+
 @pytest.mark.parametrize(
     ("call", "field"),
     [
@@ -233,6 +288,7 @@ def _stepped_transfer(size: int, drop: tuple[int, int]) -> tuple[Connection, lis
                 a.close()
                 written = True
             if who == "b" and b.state == "CLOSE-WAIT":
+                b.read(size)  # as the scenario's application: data left unread would reset
                 b.close()
             ship(who)
             if who == "b" and b.tcp_info()["tcpi_bytes_received"] == size and not done:

@@ -264,8 +264,9 @@ class Connection:
 
     def read(self, n: int) -> int:
         """Read up to ``n`` bytes delivered in order; returns how many (0 at the end of the
-        stream, see ``eof``, or when nothing is there). The model's application drains the
-        receive buffer as data arrives: reading only counts."""
+        stream, see ``eof``, or when nothing is there; after ``SHUT_RD`` too, as Linux). The
+        model's application drains the receive buffer as data arrives: reading only counts
+        (and ``close`` resets the connection if it counted bytes left unread)."""
         return self._core.read(_int("read", n))
 
     @property
@@ -279,7 +280,9 @@ class Connection:
         return self._core.eof()
 
     def close(self) -> None:
-        """Close: the FIN follows the data."""
+        """Close, as Linux's ``tcp_close``: the FIN follows the data; with received data not
+        read yet, a RST in its place; in SYN-SENT nothing is sent. A segment that arrives
+        once the connection is closed is answered with a RST."""
         self._core.close()
 
     def shutdown(self, how: int | str) -> None:

@@ -395,5 +395,12 @@ fn a_reset_closes_the_connection() {
     s.inject(&seg("R.", 1, 1, vec![])).unwrap();
     assert_eq!(s.state().name(), "CLOSED");
     assert_eq!(s.next_timer(), None);
-    assert!(s.inject(&seg(".", 1, 1, vec![])).is_err());
+    // The connection is gone: a later segment meets a RST at its ACK (RFC 9293 3.10.7.1).
+    s.inject(&seg(".", 1, 1, vec![])).unwrap();
+    let sent = s.take_sent();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        (sent[0].flags(), sent[0].packet.seq, sent[0].options()),
+        ("R".to_string(), 1, vec![])
+    );
 }

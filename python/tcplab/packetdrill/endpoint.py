@@ -123,8 +123,9 @@ class Stack:
         return self.conn.write(n)
 
     def read(self, sock: str, n: int) -> int | None:
-        """Bytes read; 0 at EOF or after shutdown(SHUT_RD) (Linux's RCV_SHUTDOWN); None when
-        the call would block."""
+        """Bytes read (after shutdown(SHUT_RD) too, what is queued); 0 at EOF or after
+        shutdown(SHUT_RD) with nothing queued (Linux's RCV_SHUTDOWN); None when the call
+        would block."""
         got = self.conn.read(n)
         if got == 0 and not (self.conn.eof or self.shut_rd or self.conn.state == "CLOSED"):
             return None

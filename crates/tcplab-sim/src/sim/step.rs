@@ -13,9 +13,14 @@
 //! sequence 0, its first data byte 1, as packetdrill's relative numbers), the peer's is what
 //! its SYN says. Timestamps tick in microseconds from 1 at time 0. The core has no PSH bit:
 //! segments are reported with PSH where Linux would set it (the end of a write, the end of a
-//! TSO packet; see `psh`). Not modelled: urgent data, ECN (E and W flags are
-//! accepted and ignored), D-SACK blocks, the challenge ACK for an unacceptable RST (it is
-//! ignored), the RST Linux sends when closing with unread data, simultaneous open.
+//! TSO packet; see `psh`). `close` is Linux's `tcp_close`: in SYN-SENT the connection is
+//! deleted without a segment; with received data unread (what [`Stepper::read`] has not
+//! taken) it sends a RST in place of the FIN (RFC 2525 section 2.17). Once closed (so, reset,
+//! or after LAST-ACK) the endpoint answers a segment as a host with no such connection, with
+//! a RST (RFC 9293 section 3.10.7.1). After `shutdown(SHUT_RD)` data is still taken in and
+//! read. Not modelled: urgent data, ECN (E and W flags are accepted and ignored), D-SACK
+//! blocks, the challenge ACK for an unacceptable RST (it is ignored), `SO_LINGER`,
+//! simultaneous open.
 //!
 //! Misuse (a segment before the connection exists, a bad option, time going backwards) is a
 //! [`SimError::Step`] naming the call; nothing here panics on the caller's input.
@@ -185,7 +190,6 @@ pub struct Stepper {
     written: u64,
     read: u64,
     shut_wr: bool,
-    shut_rd: bool,
     passive: bool,
     /// TCP_CORK set before the open.
     cork: bool,
@@ -256,7 +260,6 @@ impl Stepper {
             written: 0,
             read: 0,
             shut_wr: false,
-            shut_rd: false,
             passive: false,
             cork: false,
         })
@@ -465,9 +468,8 @@ impl Stepper {
             .ep
             .as_ref()
             .ok_or_else(|| step_err("read", "no connection: call listen() or connect() first"))?;
-        if self.shut_rd {
-            return Ok(0);
-        }
+        // After shutdown(SHUT_RD) too: Linux keeps taking data in and tcp_recvmsg returns what
+        // is queued, 0 only when nothing is.
         let got = ep.delivered.saturating_sub(self.read).min(n);
         self.read += got;
         Ok(got)
@@ -485,11 +487,25 @@ impl Stepper {
         self.ep.as_ref().is_some_and(|e| e.peer_fin) && self.readable() == 0
     }
 
-    /// Close: the FIN follows the data (in LISTEN, the listening socket goes away).
+    /// Close, as Linux's `tcp_close`: in LISTEN the listening socket goes away; in SYN-SENT
+    /// the connection is deleted, nothing sent (a SYN-ACK arriving later meets a RST); with
+    /// received data unread, a RST in place of the FIN (RFC 2525 section 2.17); otherwise the
+    /// FIN follows the data.
     pub fn close(&mut self) -> SimResult<()> {
-        if self.state() == State::Listen {
+        let state = self.state();
+        if state == State::Listen {
             self.ep = None;
             return Ok(());
+        }
+        if state == State::SynSent || (self.readable() > 0 && state != State::Closed) {
+            self.shut_wr = true;
+            return self.act("close", |ep, ctx| {
+                if state == State::SynSent {
+                    ep.close_unsynchronized(ctx)
+                } else {
+                    ep.abort_with_reset(ctx)
+                }
+            });
         }
         self.shutdown(2).map_err(|e| match e {
             SimError::Step { message, .. } => step_err("close", message),
@@ -497,8 +513,8 @@ impl Stepper {
         })
     }
 
-    /// shutdown(2): 0 SHUT_RD (nothing on the wire, as Linux), 1 SHUT_WR (the FIN follows the
-    /// data), 2 SHUT_RDWR.
+    /// shutdown(2): 0 SHUT_RD (nothing on the wire, and as in Linux data still arrives and
+    /// `read` still returns it), 1 SHUT_WR (the FIN follows the data), 2 SHUT_RDWR.
     pub fn shutdown(&mut self, how: u8) -> SimResult<()> {
         if how > 2 {
             return Err(step_err(
@@ -511,9 +527,6 @@ impl Stepper {
                 "shutdown",
                 "no connection: call listen() or connect() first",
             ));
-        }
-        if how != 1 {
-            self.shut_rd = true;
         }
         if how != 0 && !self.shut_wr {
             self.shut_wr = true;
@@ -647,20 +660,7 @@ impl Stepper {
     /// Inject a segment from the peer at the current time.
     pub fn inject(&mut self, seg: &Inbound) -> SimResult<()> {
         let p = self.packet_of(seg)?;
-        let ep = self
-            .ep
-            .as_ref()
-            .ok_or_else(|| step_err("inject", "no connection: call listen() or connect() first"))?;
-        if ep.state() == State::Closed {
-            return Err(step_err("inject", "the connection is closed"));
-        }
-        if p.is(RST) {
-            let ack = p.is(ACK).then_some(p.ack);
-            if ep.rst_acceptable(p.seq, ack) {
-                self.act("inject", |ep, ctx| ep.reset_by_peer(ctx))?;
-            }
-            return Ok(());
-        }
+        // Once closed, the endpoint answers as a host with no such connection (a RST).
         self.act("inject", |ep, ctx| ep.on_segment(&p, ctx))
     }
 

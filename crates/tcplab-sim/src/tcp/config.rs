@@ -169,6 +169,16 @@ pub struct TcpConfig {
     /// `tcp_ack` at `old_ack`: `tcp_sacktag_write_queue`, `tcp_fastretrans_alert`,
     /// `tcp_xmit_recovery`). Off: an old ACK is ignored (RFC 9293 section 3.10.7.4).
     pub old_ack_sack: bool,
+    /// TLP's retransmission probe is the highest segment sent even when that is a FIN of its
+    /// own (Linux's `tcp_send_loss_probe` resends the tail of the retransmission queue; RFC 8985
+    /// section 7.3's highest-sequence segment). Off: the last segment that carries data (the
+    /// receiver keeps an out-of-order FIN's sequence number).
+    pub tlp_probes_fin: bool,
+    /// In ESTABLISHED, a segment that acknowledges data never sent is dropped without a word
+    /// (Linux's `tcp_ack` fails it and `tcp_rcv_established` discards it; the other states
+    /// answer it, `tcp_rcv_state_process`). Off: dropped and answered with an ACK, as RFC 9293
+    /// section 3.10.7.4 asks in every synchronized state.
+    pub unsent_ack_silent: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -408,6 +418,12 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("old_ack_sack", &mut self.old_ack_sack)
             .doc("An ACK below SND.UNA still has its SACK blocks applied, loss detection run and what the window allows sent (Linux); off: ignored.")
+            .example("true");
+        v.flag("tlp_probes_fin", &mut self.tlp_probes_fin)
+            .doc("TLP's retransmission probe is the highest segment sent even when it is a FIN alone (Linux); off: the last segment with data.")
+            .example("true");
+        v.flag("unsent_ack_silent", &mut self.unsent_ack_silent)
+            .doc("In ESTABLISHED, a segment acknowledging data never sent is dropped silently (Linux); off: dropped and answered with an ACK (RFC 9293).")
             .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")

@@ -19,16 +19,13 @@ use crate::tcp::recovery::AckInfo;
 use crate::tcp::scoreboard::Delivery;
 
 impl Endpoint {
-    /// The ACK field of a segment in a synchronized state (RFC 9293 section 3.10.7.4): an ACK
-    /// of data not yet sent is answered, an old one ignored; then the window update, the SACK
-    /// blocks, the new data acknowledged or the duplicate ACK, and `after_ack`.
+    /// The ACK field of a segment in a synchronized state (RFC 9293 section 3.10.7.4), one
+    /// that acknowledges nothing beyond what was sent (`general_segment` drops the others): an
+    /// old one is ignored; then the window update, the SACK blocks, the new data acknowledged
+    /// or the duplicate ACK, and `after_ack`.
     pub(super) fn process_ack(&mut self, p: &Packet, ctx: &mut Ctx) {
         let ack = p.ack;
-        if ack > self.snd_max {
-            // RFC 9293 3.10.7.4: an ACK for something not yet sent; ACK and drop.
-            self.send_ack(ctx);
-            return;
-        }
+        debug_assert!(ack <= self.snd_max);
         if ack < self.snd_una {
             // Old; its SACK blocks may still tell news (`old_ack_sack`, reorder.rs).
             if self.cfg.old_ack_sack {

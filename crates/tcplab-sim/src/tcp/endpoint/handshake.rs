@@ -6,7 +6,7 @@
 
 use super::{Ctx, Endpoint, State};
 use crate::engine::event::TimerKind;
-use crate::net::packet::{Packet, ACK, SYN};
+use crate::net::packet::{Packet, ACK, RST, SYN};
 use crate::tcp::{ssthresh_text, SynLoss};
 
 impl Endpoint {
@@ -27,6 +27,9 @@ impl Endpoint {
     /// the passive side, the SYN-ACK completes the active one, and the ACK of the SYN-ACK
     /// (perhaps with data) the passive one.
     pub(super) fn handshake_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.is(RST) {
+            return self.rst_segment(p, ctx);
+        }
         match self.state {
             State::Listen if p.is(SYN) && !p.is(ACK) => {
                 self.accept_syn(p);

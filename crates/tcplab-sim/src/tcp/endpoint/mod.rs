@@ -10,7 +10,9 @@
 //! - `send.rs`: the application's writes, the send loop, retransmissions, building segments;
 //! - `recv.rs`: segments in, data in order and out of order, delivery, the ACK policy and
 //!   the window advertised;
-//! - `options.rs`: timestamps, SACK blocks, window scale and what the SYNs agreed.
+//! - `options.rs`: timestamps, SACK blocks, window scale and what the SYNs agreed;
+//! - `close.rs`: the end other than by the FINs: CLOSE before the handshake completed, ABORT,
+//!   the peer's RST, and a segment that finds the connection closed.
 //!
 //! Around the plug-ins (`cc`, `recovery`) the sender also keeps: the delivery-rate state of
 //! draft-cheng-iccrg-delivery-rate-estimation (a rate sample per ACK, for BBR); a per-ACK RTT
@@ -24,6 +26,7 @@
 //! its case; `general_paths_only` turns them off, and the tests compare runs made both ways.
 
 mod ack;
+mod close;
 mod handshake;
 mod info;
 mod loss;

@@ -8,7 +8,7 @@
 use super::{Ctx, Endpoint, State};
 use crate::engine::event::TimerKind;
 use crate::engine::time::SimTime;
-use crate::net::packet::{Packet, ACK, FIN, SYN};
+use crate::net::packet::{Packet, ACK, FIN, RST, SYN};
 
 impl Endpoint {
     /// Inlined into the simulator's delivery of a segment, its one call per segment
@@ -19,11 +19,9 @@ impl Endpoint {
         if let Some(pl) = ctx.packets.as_deref_mut() {
             pl.push(ctx.now, "recv", "", p);
         }
-        if self.aborted {
-            return;
-        }
         match self.state {
-            State::Closed => {}
+            // (Where an endpoint that gave up or was reset is too.)
+            State::Closed => self.closed_segment(p, ctx),
             State::Listen | State::SynSent | State::SynRcvd => self.handshake_segment(p, ctx),
             _ => self.established_segment(p, ctx),
         }
@@ -99,11 +97,24 @@ impl Endpoint {
     /// ACK field, the data and the FIN, then a send pass.
     #[inline(never)]
     fn general_segment(&mut self, p: &Packet, ctx: &mut Ctx) {
+        if p.is(RST) {
+            return self.rst_segment(p, ctx);
+        }
         if p.is(SYN) {
             // A repeated SYN-ACK: our ACK of it was lost. When data went in place of that ACK
             // (ns-2's two-packet opening), the data's retransmission answers it: ns-2's sink
             // never repeats its ACK of the SYN, so its sender sends nothing for it.
             if !(self.cfg.ns2.two_way_handshake && self.snd_max > 1) {
+                self.send_ack(ctx);
+            }
+            return;
+        }
+        if p.is(ACK) && p.ack > self.snd_max {
+            // RFC 9293 3.10.7.4: an ACK of something not yet sent. The segment is dropped
+            // whole (its TS.Recent, data and FIN unused) and answered with an ACK, except in
+            // ESTABLISHED under `unsent_ack_silent` (Linux's tcp_rcv_established discards it;
+            // tcp_rcv_state_process answers in the other states with a challenge ACK).
+            if !(self.cfg.unsent_ack_silent && self.state == State::Established) {
                 self.send_ack(ctx);
             }
             return;

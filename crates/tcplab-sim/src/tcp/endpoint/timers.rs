@@ -235,18 +235,23 @@ impl Endpoint {
             self.send_new(len, true, ctx);
             false
         } else {
-            // The highest-sequence segment; our FIN travels alone, so probe with the last one
-            // carrying data (the receiver keeps an out-of-order FIN's sequence number), as a
-            // stack that piggybacks the FIN on its last segment would.
+            // The highest-sequence segment (`tlp_probes_fin`: even a FIN of its own, as
+            // Linux's tcp_send_loss_probe resends the retransmission queue's tail). Without the
+            // rule, the last one carrying data (the receiver keeps an out-of-order FIN's
+            // sequence number), as a stack that piggybacks the FIN on its last segment would.
             let n = self.sb.len();
             let Some(last) = n.checked_sub(1) else {
                 return false;
             };
-            let i = (0..n)
-                .rev()
-                .take(2)
-                .find(|&i| self.sb.get(i).is_some_and(|s| s.data_len() > 0))
-                .unwrap_or(last);
+            let i = if self.cfg.tlp_probes_fin {
+                last
+            } else {
+                (0..n)
+                    .rev()
+                    .take(2)
+                    .find(|&i| self.sb.get(i).is_some_and(|s| s.data_len() > 0))
+                    .unwrap_or(last)
+            };
             self.retransmit_index(i, true, ctx);
             true
         };
