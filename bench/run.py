@@ -123,6 +123,9 @@ def main() -> int:
         speedup = results[-2]["wall_s"] / results[-1]["wall_s"]
         print(f"ratio: run_many speed-up with all cores: {speedup:.2f}")
     results.extend(ns2_figures())
+    # tcplab against ns-2.35 run for run, per data segment (issue 34; skipped without `ns`).
+    vs_ns2 = ROOT / "bench" / "vs_ns2.py"
+    subprocess.run([sys.executable, str(vs_ns2)], cwd=ROOT, check=True)
     scale = ROOT / "bench" / "scale.py"
     subprocess.run([sys.executable, str(scale)], cwd=ROOT, check=True)
     campus = ROOT / "bench" / "campus.py"
