@@ -6,8 +6,9 @@
 //! Only what the model keeps is reported; a field it does not keep is absent, never made up.
 //! Absent: `tcpi_rcv_mss` (Linux's estimate of the peer's segment size), `tcpi_fackets` (0 since
 //! Linux 4.15), `tcpi_pacing_rate`, `tcpi_delivered`, `tcpi_probes`, `tcpi_rcv_ssthresh`,
-//! `tcpi_pmtu`, `tcpi_last_*`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
-//! `tcpi_dsack_dups`, `tcpi_reord_seen`. Deliberate deviations: `tcpi_ato` is the model's fixed
+//! `tcpi_pmtu`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
+//! `tcpi_dsack_dups`, `tcpi_reord_seen` (the `tcpi_last_*` times are the stepper's, `sim::step`,
+//! which sees the segments and the clock). Deliberate deviations: `tcpi_ato` is the model's fixed
 //! delayed-ACK timeout (`delack_max`), where Linux's adapts from 40 ms; `tcpi_reordering` is
 //! the model's fixed duplicate-ACK threshold (Linux raises it when it sees reordering); the CWR
 //! state (2) never occurs (no ECN, no local congestion).
@@ -181,13 +182,33 @@ impl Endpoint {
         self.cork
     }
 
-    /// TCP_NODELAY on a running connection: Nagle off (true) or on; setting it sends what
-    /// Nagle held back (Linux's `__tcp_sock_set_nodelay` pushes pending frames).
+    /// TCP_NODELAY on a running connection: Nagle off (true) or on. Setting it sends what
+    /// waits, even under TCP_CORK: Linux's `__tcp_sock_set_nodelay` sets `TCP_NAGLE_PUSH`,
+    /// which `tcp_nagle_test` lets through before it looks at the cork, and `skb_entail` clears
+    /// it when the next write queues a new skb; the cork itself stays set. Here the push is
+    /// one pass of the send loop with the cork lifted.
     pub fn set_nodelay(&mut self, on: bool, ctx: &mut Ctx) {
         std::sync::Arc::make_mut(&mut self.cfg).nagle = !on;
         if on {
+            let cork = std::mem::replace(&mut self.cork, false);
             self.try_send(ctx);
+            self.cork = cork;
         }
+    }
+
+    /// A write with `MSG_MORE`: Linux's `tcp_push` pushes it with `TCP_NAGLE_CORK` in place of
+    /// the socket's Nagle setting, so a segment shorter than the MSS waits (even with
+    /// TCP_NODELAY) until something else pushes: an ACK, a later write without the flag,
+    /// uncorking or TCP_NODELAY. Full segments go.
+    pub fn app_write_more(&mut self, bytes: u64, ctx: &mut Ctx) {
+        let cork = std::mem::replace(&mut self.cork, true);
+        self.app_write(Some(bytes), ctx);
+        self.cork = cork;
+    }
+
+    /// The oldest unacknowledged sequence number.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
     }
 
     /// SO_SNDBUF on a running connection: the bytes written and not yet acknowledged that may
