@@ -166,6 +166,32 @@ def test_socket_calls_as_linux_answers_them() -> None:
     assert info["tcpi_last_ack_recv"] == 190
 
 
+def test_zero_window_probes_and_the_chronograph() -> None:
+    c = Connection(profile="linux", tcp={"timestamps": False})
+    c.listen()
+    c.inject("S", 0, options=[("mss", 1000), ("sackOK",), ("nop",), ("wscale", 7)])
+    c.advance(0.020)
+    c.inject(".", 1, 1, win=0)
+    c.sent()
+    assert c.tcp_info()["tcpi_rto"] == 220_000
+    c.write(1000)
+    assert c.sent() == [] and c.next_timer() == pytest.approx(0.240)
+    c.advance(1.0)
+    # Bare ACKs one below snd_una at 0.24 s and 0.24 + 0.44 s (the timer doubles).
+    probes = [(s.time, s.flags, s.seq, s.length) for s in c.sent()]
+    assert probes == [(0.240, ".", 0, 0), (pytest.approx(0.680), ".", 0, 0)]
+    info = c.tcp_info()
+    assert (info["tcpi_rwnd_limited"], info["tcpi_busy_time"]) == (980_000, 980_000)
+    c.inject(".", 1, 1, win=8)  # 1024 bytes: the segment fits and goes
+    assert [(s.flags, s.seq, s.length) for s in c.sent()] == [("P.", 1, 1000)]
+    c.advance(1.030)
+    c.inject(".", 1, 1001, win=8)
+    c.advance(2.0)
+    info = c.tcp_info()
+    assert (info["tcpi_rwnd_limited"], info["tcpi_busy_time"]) == (980_000, 1_010_000)
+    assert c.sent() == []
+
+
 @pytest.mark.parametrize(
     ("call", "field"),
     [

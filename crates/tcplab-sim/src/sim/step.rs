@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use crate::engine::event::TimerKind;
 use crate::engine::queue::EventQueue;
 use crate::engine::time::SimTime;
 use crate::error::{SimError, SimResult};
@@ -198,6 +199,11 @@ pub struct Stepper {
     last_data_sent: Option<SimTime>,
     last_data_recv: Option<SimTime>,
     last_ack_recv: Option<SimTime>,
+    /// Linux's chronograph (`tcp_chrono_set`): what it times now (`Endpoint::chrono`: 0
+    /// nothing, 1 busy, 2 receive-window limited), since when, and the nanoseconds counted for
+    /// busy and for receive-window limited.
+    chrono: (u8, SimTime),
+    chrono_stat: [u64; 2],
 }
 
 /// Linux's default `net.core.wmem_max` (SO_SNDBUF's ceiling for an unprivileged caller) and
@@ -278,6 +284,8 @@ impl Stepper {
             last_data_sent: None,
             last_data_recv: None,
             last_ack_recv: None,
+            chrono: (0, SimTime::ZERO),
+            chrono_stat: [0; 2],
         })
     }
 
@@ -331,6 +339,11 @@ impl Stepper {
         if self.sent[before..].iter().any(|o| o.packet.len > 0) {
             self.last_data_sent = Some(self.now);
         }
+        let now_timing = self.ep.as_ref().map_or(0, |e| e.chrono());
+        if now_timing != self.chrono.0 {
+            self.chrono_count();
+            self.chrono = (now_timing, self.now);
+        }
         Ok(r)
     }
 
@@ -380,10 +393,26 @@ impl Stepper {
                 )));
             }
             self.now = self.now.max(d);
+            let before = self.sent.len();
             self.act("advance", |ep, ctx| ep.on_timer(kind, ctx))?;
+            if kind == TimerKind::Persist && self.config().probe0 {
+                // tcp_write_wakeup sets PSH on the data it sends when the persist timer fires.
+                for o in &mut self.sent[before..] {
+                    o.psh |= o.packet.len > 0;
+                }
+            }
         }
         self.now = t;
         Ok(())
+    }
+
+    /// Add the time since the chronograph's last change to what it was timing.
+    fn chrono_count(&mut self) {
+        let (kind, since) = self.chrono;
+        if kind > 0 {
+            self.chrono_stat[usize::from(kind) - 1] += self.now.0.saturating_sub(since.0);
+        }
+        self.chrono.1 = self.now;
     }
 
     /// Take the segments the endpoint sent since the last call.
@@ -700,6 +729,14 @@ impl Stepper {
                 "no connection: call listen() or connect() first",
             )
         })?;
+        // tcp_get_chrono_stats: the stored times and the one running, in microseconds; busy
+        // time is the sum of all.
+        let mut stat = self.chrono_stat;
+        if self.chrono.0 > 0 {
+            stat[usize::from(self.chrono.0) - 1] += self.now.0.saturating_sub(self.chrono.1 .0);
+        }
+        info.push(("tcpi_busy_time", (stat[0] + stat[1]) / 1_000));
+        info.push(("tcpi_rwnd_limited", stat[1] / 1_000));
         let ms = |t: Option<SimTime>| t.map(|t| self.now.0.saturating_sub(t.0) / 1_000_000);
         for (name, since) in [
             ("tcpi_last_data_sent", ms(self.last_data_sent)),

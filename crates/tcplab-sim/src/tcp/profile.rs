@@ -215,6 +215,8 @@ fn rfc() -> TcpConfig {
         rto_keeps_recovery_ssthresh: false,
         // RFC 9293 3.6 allows a FIN on a data segment; the reference senders here send it alone.
         fin_with_data: false,
+        // RFC 9293 3.8.6.1: the zero window is probed with data, as ns-2 and Riverbed do.
+        probe0: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -342,6 +344,8 @@ fn linux() -> TcpConfig {
         rto_keeps_recovery_ssthresh: true,
         // tcp_send_fin (net/ipv4/tcp_output.c): FIN on the unsent tail of the write queue.
         fin_with_data: true,
+        // tcp_check_probe_timer, tcp_send_probe0 and tcp_write_wakeup (net/ipv4/tcp_output.c).
+        probe0: true,
         ..rfc()
     }
 }

@@ -206,6 +206,27 @@ impl Endpoint {
         self.cork = cork;
     }
 
+    /// What Linux's chronograph (`tcp_chrono_start` / `tcp_chrono_stop`, the source of
+    /// `tcpi_busy_time` and `tcpi_rwnd_limited`) would be timing now: 0 nothing (no data
+    /// written and unacknowledged), 2 limited by the receiver's window (data waits and the next
+    /// segment does not fit: `tcp_write_xmit`'s `is_rwnd_limited`), else 1 busy.
+    pub fn chrono(&self) -> u8 {
+        let unsent = self
+            .app_written
+            .min(u64::MAX - 1)
+            .saturating_sub(self.snd_max.saturating_sub(1));
+        // The SYN is no data: the chronograph starts with the write queue.
+        if self.snd_una == 0 || (self.flight() == 0 && (unsent == 0 || self.fin_sent)) {
+            return 0;
+        }
+        let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
+        if unsent > 0 && !self.fin_sent && room < unsent.min(self.eff_mss) {
+            2
+        } else {
+            1
+        }
+    }
+
     /// The oldest unacknowledged sequence number.
     pub fn snd_una(&self) -> u64 {
         self.snd_una
