@@ -182,6 +182,71 @@ def test_an_ack_of_unsent_data_is_dropped_whole(silent: bool) -> None:
     assert c.state == "ESTABLISHED" and not c.eof  # the FIN was not taken
 
 
+def test_socket_calls_as_linux_answers_them() -> None:
+    # TCP_MAXSEG on the listener reaches the connection it accepts (user_mss).
+    c = Connection(profile="linux")
+    c.listen()
+    c.setsockopt("TCP_MAXSEG", 1100)
+    c.inject("S", 0, options=[("mss", 1300), ("nop",), ("wscale", 7)])
+    (synack,) = c.sent()
+    assert synack.mss == 1100
+    c.advance(0.010)
+    c.inject(".", 1, 1, win=257)
+    assert c.getsockopt("TCP_MAXSEG") == 1100 and c.tcp_info()["tcpi_snd_mss"] == 1100
+    # SO_SNDBUF reads back doubled, within net.core.wmem_max (212992) and SOCK_MIN_SNDBUF.
+    for asked, read in [(1, 4_608), (2_000_000, 425_984), (10_000, 20_000)]:
+        c.setsockopt("SO_SNDBUF", asked)
+        assert c.getsockopt("SO_SNDBUF") == read
+    # MSG_MORE holds the short tail even with TCP_NODELAY, without PSH; the ACK pushes it.
+    c.setsockopt("TCP_NODELAY", 1)
+    c.send(1500, more=True)
+    assert [(s.flags, s.seq, s.length) for s in c.sent()] == [(".", 1, 1100)]
+    c.advance(0.020)
+    c.inject(".", 1, 1101, win=257)
+    assert [(s.flags, s.seq, s.length) for s in c.sent()] == [(".", 1101, 400)]
+    # TCP_NODELAY pushes what the cork holds.
+    c.setsockopt("TCP_CORK", 1)
+    c.write(100)
+    assert c.sent() == []
+    c.advance(0.050)
+    c.setsockopt("TCP_NODELAY", 1)
+    assert [(s.flags, s.seq, s.length) for s in c.sent()] == [("P.", 1501, 100)]
+    c.advance(0.060)
+    c.inject(".", 1, 1601, win=257)
+    # Milliseconds since the last data sent (0.050), data received (the open, 0.010: no data
+    # came) and ACK taken (0.060).
+    c.advance(0.250)
+    info = c.tcp_info()
+    assert (info["tcpi_last_data_sent"], info["tcpi_last_data_recv"]) == (200, 240)
+    assert info["tcpi_last_ack_recv"] == 190
+
+
+def test_zero_window_probes_and_the_chronograph() -> None:
+    c = Connection(profile="linux", tcp={"timestamps": False})
+    c.listen()
+    c.inject("S", 0, options=[("mss", 1000), ("sackOK",), ("nop",), ("wscale", 7)])
+    c.advance(0.020)
+    c.inject(".", 1, 1, win=0)
+    c.sent()
+    assert c.tcp_info()["tcpi_rto"] == 220_000
+    c.write(1000)
+    assert c.sent() == [] and c.next_timer() == pytest.approx(0.240)
+    c.advance(1.0)
+    # Bare ACKs one below snd_una at 0.24 s and 0.24 + 0.44 s (the timer doubles).
+    probes = [(s.time, s.flags, s.seq, s.length) for s in c.sent()]
+    assert probes == [(0.240, ".", 0, 0), (pytest.approx(0.680), ".", 0, 0)]
+    info = c.tcp_info()
+    assert (info["tcpi_rwnd_limited"], info["tcpi_busy_time"]) == (980_000, 980_000)
+    c.inject(".", 1, 1, win=8)  # 1024 bytes: the segment fits and goes
+    assert [(s.flags, s.seq, s.length) for s in c.sent()] == [("P.", 1, 1000)]
+    c.advance(1.030)
+    c.inject(".", 1, 1001, win=8)
+    c.advance(2.0)
+    info = c.tcp_info()
+    assert (info["tcpi_rwnd_limited"], info["tcpi_busy_time"]) == (980_000, 1_010_000)
+    assert c.sent() == []
+
+
 @pytest.mark.parametrize(
     ("call", "field"),
     [

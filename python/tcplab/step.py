@@ -262,6 +262,13 @@ class Connection:
         """Write ``n`` bytes; returns ``n``."""
         return self._core.write(_int("write", n))
 
+    def send(self, n: int, more: bool = False) -> int:
+        """send(2) of ``n`` bytes; returns ``n``. With ``more`` (MSG_MORE) the data waits for
+        more to come as under TCP_CORK (full segments go, a shorter tail waits) and its end
+        gets no PSH, until something pushes it: an ACK, a write without ``more``, uncorking
+        or TCP_NODELAY."""
+        return self._core.send(_int("send", n), bool(more))
+
     def read(self, n: int) -> int:
         """Read up to ``n`` bytes delivered in order; returns how many (0 at the end of the
         stream, see ``eof``, or when nothing is there; after ``SHUT_RD`` too, as Linux). The

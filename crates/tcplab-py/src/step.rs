@@ -267,6 +267,10 @@ impl Stepper {
         self.call(py, |c| c.write(n))
     }
 
+    fn send(&mut self, py: Python<'_>, n: u64, more: bool) -> PyResult<u64> {
+        self.call(py, |c| c.send(n, more))
+    }
+
     fn read(&mut self, py: Python<'_>, n: u64) -> PyResult<u64> {
         self.call(py, |c| c.read(n))
     }

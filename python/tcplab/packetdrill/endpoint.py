@@ -113,14 +113,12 @@ class Stack:
         return "ECONNRESET" if self.conn.state == "CLOSED" else None
 
     def write(self, sock: str, n: int, more: bool) -> int:
-        if more:
-            raise Unsupported("MSG_MORE is not modelled")
         if self.shut_wr or self.conn.state in ("FIN-WAIT-1", "FIN-WAIT-2", "CLOSING",
                                                "TIME-WAIT", "LAST-ACK", "CLOSED"):  # fmt: skip
             from .syscalls import SocketErrno
 
             raise SocketErrno("EPIPE")
-        return self.conn.write(n)
+        return self.conn.send(n, more)
 
     def read(self, sock: str, n: int) -> int | None:
         """Bytes read (after shutdown(SHUT_RD) too, what is queued); 0 at EOF or after

@@ -331,6 +331,9 @@ class Runner:
             namespace.update(snapshot)
             assert isinstance(event.action, Code)
             source = _dedent_block(event.action.text)
+            # A block may end in a line continuation: packetdrill joins it to the code it
+            # writes next (the next snapshot's assignments), so it ends the statement.
+            source = source.rstrip().removesuffix("\\").rstrip() + "\n"
             try:
                 code = compile(source, f"{self.script.path}:{event.line}", "exec")
                 exec(code, namespace)  # noqa: S102 - a script's code, run as packetdrill runs it

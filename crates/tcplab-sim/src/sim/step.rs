@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use crate::engine::event::TimerKind;
 use crate::engine::queue::EventQueue;
 use crate::engine::time::SimTime;
 use crate::error::{SimError, SimResult};
@@ -193,7 +194,27 @@ pub struct Stepper {
     passive: bool,
     /// TCP_CORK set before the open.
     cork: bool,
+    /// SO_SNDBUF as the application set it (what getsockopt reads back doubles it).
+    sndbuf_set: Option<u64>,
+    /// What `tcp_info`'s `tcpi_last_*` count from: Linux's `lsndtime` (the last segment with
+    /// data sent), `icsk_ack.lrcvtime` (the last data received in order) and `rcv_tstamp` (the
+    /// last ACK taken); the first two start at the establishment, as Linux's
+    /// `tcp_finish_connect` and `tcp_create_openreq_child` set them.
+    last_data_sent: Option<SimTime>,
+    last_data_recv: Option<SimTime>,
+    last_ack_recv: Option<SimTime>,
+    /// Linux's chronograph (`tcp_chrono_set`): what it times now (`Endpoint::chrono`: 0
+    /// nothing, 1 busy, 2 receive-window limited), since when, and the nanoseconds counted for
+    /// busy and for receive-window limited.
+    chrono: (u8, SimTime),
+    chrono_stat: [u64; 2],
 }
+
+/// Linux's default `net.core.wmem_max` (SO_SNDBUF's ceiling for an unprivileged caller) and
+/// `SOCK_MIN_SNDBUF` on x86-64 (include/net/sock.h): `sk_setsockopt` stores twice the value
+/// asked for, within them, and getsockopt reads that back.
+const WMEM_MAX: u64 = 212_992;
+const SOCK_MIN_SNDBUF: u64 = 4_608;
 
 /// The sender's state as Linux's pacing rate reads it (`tcp_update_pacing_rate`).
 fn pace(ep: &Endpoint) -> Pace {
@@ -262,6 +283,12 @@ impl Stepper {
             shut_wr: false,
             passive: false,
             cork: false,
+            sndbuf_set: None,
+            last_data_sent: None,
+            last_data_recv: None,
+            last_ack_recv: None,
+            chrono: (0, SimTime::ZERO),
+            chrono_stat: [0; 2],
         })
     }
 
@@ -306,8 +333,20 @@ impl Stepper {
             events: None,
             packets: None,
         };
+        let before = self.sent.len();
         let r = f(ep, &mut ctx);
         self.collect();
+        // Linux's `tcp_event_data_sent` (from `__tcp_transmit_skb`) stamps `lsndtime` on every
+        // segment that carries data, retransmissions too; a bare ACK or a zero-window probe
+        // leaves it.
+        if self.sent[before..].iter().any(|o| o.packet.len > 0) {
+            self.last_data_sent = Some(self.now);
+        }
+        let now_timing = self.ep.as_ref().map_or(0, |e| e.chrono());
+        if now_timing != self.chrono.0 {
+            self.chrono_count();
+            self.chrono = (now_timing, self.now);
+        }
         Ok(r)
     }
 
@@ -357,10 +396,26 @@ impl Stepper {
                 )));
             }
             self.now = self.now.max(d);
+            let before = self.sent.len();
             self.act("advance", |ep, ctx| ep.on_timer(kind, ctx))?;
+            if kind == TimerKind::Persist && self.config().probe0 {
+                // tcp_write_wakeup sets PSH on the data it sends when the persist timer fires.
+                for o in &mut self.sent[before..] {
+                    o.psh |= o.packet.len > 0;
+                }
+            }
         }
         self.now = t;
         Ok(())
+    }
+
+    /// Add the time since the chronograph's last change to what it was timing.
+    fn chrono_count(&mut self) {
+        let (kind, since) = self.chrono;
+        if kind > 0 {
+            self.chrono_stat[usize::from(kind) - 1] += self.now.0.saturating_sub(since.0);
+        }
+        self.chrono.1 = self.now;
     }
 
     /// Take the segments the endpoint sent since the last call.
@@ -432,6 +487,14 @@ impl Stepper {
     /// The application writes `n` bytes; returns `n` (the model's send buffer takes every
     /// write; SO_SNDBUF bounds what is sent ahead of the peer's ACKs).
     pub fn write(&mut self, n: u64) -> SimResult<u64> {
+        self.send(n, false)
+    }
+
+    /// send(2) of `n` bytes, with MSG_MORE when `more`: the data waits for more to come as
+    /// under TCP_CORK (Linux's `tcp_push` with `TCP_NAGLE_CORK`; full segments go) and its end
+    /// gets no PSH; whatever pushes next sends it (an ACK, a write without MSG_MORE, uncorking,
+    /// TCP_NODELAY).
+    pub fn send(&mut self, n: u64, more: bool) -> SimResult<u64> {
         let state = self.state();
         if self.shut_wr {
             return Err(step_err(
@@ -454,9 +517,13 @@ impl Stepper {
         self.written += n;
         if let Some(p) = self.ep.as_ref().map(pace) {
             self.psh.window(p.snd_wnd);
-            self.psh.write(n, false, &p);
+            self.psh.write(n, more, &p);
         }
-        self.act("write", |ep, ctx| ep.app_write(Some(n), ctx))?;
+        if more {
+            self.act("write", |ep, ctx| ep.app_write_more(n, ctx))?;
+        } else {
+            self.act("write", |ep, ctx| ep.app_write(Some(n), ctx))?;
+        }
         Ok(n)
     }
 
@@ -570,11 +637,25 @@ impl Stepper {
             }
             "SO_SNDBUF" => {
                 let n = int(value)?;
+                self.sndbuf_set = Some(n);
                 if open {
                     self.act(&field, |ep, ctx| ep.set_snd_buf(n, ctx))
                 } else {
                     self.set_tcp(&field, "snd_buf", json!(n))
                 }
+            }
+            // On a listening socket Linux keeps the value (`rx_opt.user_mss`) for the
+            // connections it accepts (`tcp_create_openreq_child` copies it): the SYN-ACK offers
+            // it and the send MSS is bounded by it. The listener is rebuilt with the new
+            // settings; no peer has reached it yet.
+            "TCP_MAXSEG" if self.state() == State::Listen => {
+                let n = int(value)?;
+                self.set_tcp(&field, "mss", json!(n))?;
+                let mut ep = self.build(1)?;
+                ep.listen();
+                self.ep = Some(ep);
+                let cork = self.cork;
+                self.act(&field, |ep, ctx| ep.set_cork(cork, ctx))
             }
             "TCP_MAXSEG" | "TCP_CONGESTION" | "SO_RCVBUF" if open => Err(step_err(
                 &field,
@@ -636,7 +717,10 @@ impl Stepper {
                 _ => i64::from(cfg.mss),
             }),
             "TCP_CONGESTION" => SockVal::Str(cfg.congestion_control.clone()),
-            "SO_SNDBUF" => SockVal::Int(cfg.snd_buf.min(i64::MAX as u64) as i64),
+            "SO_SNDBUF" => SockVal::Int(match self.sndbuf_set {
+                Some(n) => (2 * n.min(WMEM_MAX)).max(SOCK_MIN_SNDBUF) as i64,
+                None => cfg.snd_buf.min(i64::MAX as u64) as i64,
+            }),
             "SO_RCVBUF" => SockVal::Int(cfg.rcv_buf.min(i64::MAX as u64) as i64),
             _ => {
                 return Err(step_err(
@@ -647,21 +731,72 @@ impl Stepper {
         })
     }
 
-    /// Linux's `tcp_info` fields the model keeps (`Endpoint::tcp_info`).
+    /// Linux's `tcp_info` fields the model keeps (`Endpoint::tcp_info`), and the milliseconds
+    /// since the last data sent, the last data received and the last ACK received
+    /// (`tcpi_last_data_sent`, `tcpi_last_data_recv`, `tcpi_last_ack_recv`, as `tcp_get_info`
+    /// computes them; each appears once its event happened).
     pub fn tcp_info(&self) -> SimResult<Vec<(&'static str, u64)>> {
-        self.ep.as_ref().map(|e| e.tcp_info()).ok_or_else(|| {
+        let mut info = self.ep.as_ref().map(|e| e.tcp_info()).ok_or_else(|| {
             step_err(
                 "tcp_info",
                 "no connection: call listen() or connect() first",
             )
-        })
+        })?;
+        // tcp_get_chrono_stats: the stored times and the one running, in microseconds; busy
+        // time is the sum of all.
+        let mut stat = self.chrono_stat;
+        if self.chrono.0 > 0 {
+            stat[usize::from(self.chrono.0) - 1] += self.now.0.saturating_sub(self.chrono.1 .0);
+        }
+        info.push(("tcpi_busy_time", (stat[0] + stat[1]) / 1_000));
+        info.push(("tcpi_rwnd_limited", stat[1] / 1_000));
+        let ms = |t: Option<SimTime>| t.map(|t| self.now.0.saturating_sub(t.0) / 1_000_000);
+        for (name, since) in [
+            ("tcpi_last_data_sent", ms(self.last_data_sent)),
+            ("tcpi_last_data_recv", ms(self.last_data_recv)),
+            ("tcpi_last_ack_recv", ms(self.last_ack_recv)),
+        ] {
+            if let Some(v) = since {
+                info.push((name, v));
+            }
+        }
+        Ok(info)
     }
 
     /// Inject a segment from the peer at the current time.
     pub fn inject(&mut self, seg: &Inbound) -> SimResult<()> {
         let p = self.packet_of(seg)?;
+        let ep = self
+            .ep
+            .as_ref()
+            .ok_or_else(|| step_err("inject", "no connection: call listen() or connect() first"))?;
+        let (state, una, delivered) = (ep.state(), ep.snd_una(), ep.delivered);
         // Once closed, the endpoint answers as a host with no such connection (a RST).
-        self.act("inject", |ep, ctx| ep.on_segment(&p, ctx))
+        self.act("inject", |ep, ctx| ep.on_segment(&p, ctx))?;
+        let Some(ep) = self.ep.as_ref() else {
+            return Ok(());
+        };
+        if state == State::Closed || p.is(RST) {
+            return Ok(());
+        }
+        let established = matches!(state, State::SynSent | State::SynRcvd | State::Listen)
+            && !matches!(
+                ep.state(),
+                State::SynSent | State::SynRcvd | State::Listen | State::Closed
+            );
+        if established {
+            self.last_data_sent = Some(self.now);
+            self.last_data_recv = Some(self.now);
+        }
+        if ep.delivered > delivered {
+            // `tcp_event_data_recv` stamps `lrcvtime` when in-order data is queued.
+            self.last_data_recv = Some(self.now);
+        }
+        if p.is(ACK) && p.ack >= una && state != State::Listen {
+            // `tcp_ack` stamps `rcv_tstamp` on an ACK that is not older than snd_una.
+            self.last_ack_recv = Some(self.now);
+        }
+        Ok(())
     }
 
     /// The model's packet for an injected segment, its options checked.

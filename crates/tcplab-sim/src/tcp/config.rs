@@ -179,6 +179,15 @@ pub struct TcpConfig {
     /// answer it, `tcp_rcv_state_process`). Off: dropped and answered with an ACK, as RFC 9293
     /// section 3.10.7.4 asks in every synchronized state.
     pub unsent_ack_silent: bool,
+    /// Linux's zero-window probe (`probe0`): with data waiting and nothing in flight, a window
+    /// too small for the next segment (`tcp_snd_wnd_test`), TCP_CORK or Nagle sends nothing
+    /// and arms the persist timer (`tcp_check_probe_timer`, max(RTO, 200 ms)); when it fires
+    /// (`tcp_write_wakeup`) what fits in the window goes, at most an MSS, whatever Nagle or the
+    /// cork say, or, in a zero window, a bare ACK with sequence snd_una - 1
+    /// (`tcp_xmit_probe_skb`); the timer doubles while it finds nothing to do. Off: a zero
+    /// window is probed at once with one byte of data (RFC 9293 3.8.6.1), retransmitted as any
+    /// segment, and a partial segment is sent when nothing is in flight (RFC 1122 4.2.3.4).
+    pub probe0: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -424,6 +433,9 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("unsent_ack_silent", &mut self.unsent_ack_silent)
             .doc("In ESTABLISHED, a segment acknowledging data never sent is dropped silently (Linux); off: dropped and answered with an ACK (RFC 9293).")
+            .example("true");
+        v.flag("probe0", &mut self.probe0)
+            .doc("Linux's zero-window probe: data waiting with nothing in flight waits for the persist timer, which sends what fits or an ACK with sequence snd_una - 1; off: a one-byte probe at once (RFC 9293).")
             .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")

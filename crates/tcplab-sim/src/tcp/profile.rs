@@ -229,6 +229,8 @@ fn rfc() -> TcpConfig {
         tlp_probes_fin: false,
         // RFC 9293 section 3.10.7.4: "send an ACK, drop the segment, and return".
         unsent_ack_silent: false,
+        // RFC 9293 3.8.6.1: the zero window is probed with data, as ns-2 and Riverbed do.
+        probe0: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -366,6 +368,8 @@ fn linux() -> TcpConfig {
         // tcp_ack returns SKB_DROP_REASON_TCP_ACK_UNSENT_DATA and tcp_rcv_established drops
         // the segment (net/ipv4/tcp_input.c, 6.x).
         unsent_ack_silent: true,
+        // tcp_check_probe_timer, tcp_send_probe0 and tcp_write_wakeup (net/ipv4/tcp_output.c).
+        probe0: true,
         ..rfc()
     }
 }

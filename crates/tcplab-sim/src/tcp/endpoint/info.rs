@@ -6,8 +6,9 @@
 //! Only what the model keeps is reported; a field it does not keep is absent, never made up.
 //! Absent: `tcpi_rcv_mss` (Linux's estimate of the peer's segment size), `tcpi_fackets` (0 since
 //! Linux 4.15), `tcpi_pacing_rate`, `tcpi_delivered`, `tcpi_probes`, `tcpi_rcv_ssthresh`,
-//! `tcpi_pmtu`, `tcpi_last_*`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
-//! `tcpi_dsack_dups`, `tcpi_reord_seen`. Deliberate deviations: `tcpi_ato` is the model's fixed
+//! `tcpi_pmtu`, `tcpi_rcv_rtt`, `tcpi_rcv_space`, `tcpi_bytes_retrans`,
+//! `tcpi_dsack_dups`, `tcpi_reord_seen` (the `tcpi_last_*` times are the stepper's, `sim::step`,
+//! which sees the segments and the clock). Deliberate deviations: `tcpi_ato` is the model's fixed
 //! delayed-ACK timeout (`delack_max`), where Linux's adapts from 40 ms; `tcpi_reordering` is
 //! the duplicate-ACK threshold in force (`max_reordering` lets it grow as Linux's does); the CWR
 //! state (2) never occurs (no ECN, no local congestion).
@@ -181,13 +182,54 @@ impl Endpoint {
         self.cork
     }
 
-    /// TCP_NODELAY on a running connection: Nagle off (true) or on; setting it sends what
-    /// Nagle held back (Linux's `__tcp_sock_set_nodelay` pushes pending frames).
+    /// TCP_NODELAY on a running connection: Nagle off (true) or on. Setting it sends what
+    /// waits, even under TCP_CORK: Linux's `__tcp_sock_set_nodelay` sets `TCP_NAGLE_PUSH`,
+    /// which `tcp_nagle_test` lets through before it looks at the cork, and `skb_entail` clears
+    /// it when the next write queues a new skb; the cork itself stays set. Here the push is
+    /// one pass of the send loop with the cork lifted.
     pub fn set_nodelay(&mut self, on: bool, ctx: &mut Ctx) {
         std::sync::Arc::make_mut(&mut self.cfg).nagle = !on;
         if on {
+            let cork = std::mem::replace(&mut self.cork, false);
             self.try_send(ctx);
+            self.cork = cork;
         }
+    }
+
+    /// A write with `MSG_MORE`: Linux's `tcp_push` pushes it with `TCP_NAGLE_CORK` in place of
+    /// the socket's Nagle setting, so a segment shorter than the MSS waits (even with
+    /// TCP_NODELAY) until something else pushes: an ACK, a later write without the flag,
+    /// uncorking or TCP_NODELAY. Full segments go.
+    pub fn app_write_more(&mut self, bytes: u64, ctx: &mut Ctx) {
+        let cork = std::mem::replace(&mut self.cork, true);
+        self.app_write(Some(bytes), ctx);
+        self.cork = cork;
+    }
+
+    /// What Linux's chronograph (`tcp_chrono_start` / `tcp_chrono_stop`, the source of
+    /// `tcpi_busy_time` and `tcpi_rwnd_limited`) would be timing now: 0 nothing (no data
+    /// written and unacknowledged), 2 limited by the receiver's window (data waits and the next
+    /// segment does not fit: `tcp_write_xmit`'s `is_rwnd_limited`), else 1 busy.
+    pub fn chrono(&self) -> u8 {
+        let unsent = self
+            .app_written
+            .min(u64::MAX - 1)
+            .saturating_sub(self.snd_max.saturating_sub(1));
+        // The SYN is no data: the chronograph starts with the write queue.
+        if self.snd_una == 0 || (self.flight() == 0 && (unsent == 0 || self.fin_sent)) {
+            return 0;
+        }
+        let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
+        if unsent > 0 && !self.fin_sent && room < unsent.min(self.eff_mss) {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The oldest unacknowledged sequence number.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
     }
 
     /// SO_SNDBUF on a running connection: the bytes written and not yet acknowledged that may

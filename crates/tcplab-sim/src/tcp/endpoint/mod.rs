@@ -190,6 +190,9 @@ pub struct Endpoint {
     fin_sent: bool,
     /// TCP_CORK (the step API's socket option): no segment shorter than the MSS leaves.
     cork: bool,
+    /// The zero-window probe timer's back-off (`probe0`; Linux's `icsk_backoff` while the
+    /// persist timer runs).
+    probe0_backoff: u32,
     sb: Scoreboard,
     pub(crate) ccs: CcState,
     cc: Box<dyn CongestionControl>,
@@ -438,6 +441,7 @@ impl Endpoint {
             app_closed: false,
             fin_sent: false,
             cork: false,
+            probe0_backoff: 0,
             sb,
             ccs,
             cc_rules,
@@ -578,7 +582,7 @@ impl Endpoint {
     }
 
     /// Whether this state sends data: ESTABLISHED, CLOSE-WAIT, and until our FIN is acknowledged.
-    fn can_send_data(&self) -> bool {
+    pub(super) fn can_send_data(&self) -> bool {
         matches!(
             self.state,
             State::Established

@@ -176,11 +176,21 @@ impl Endpoint {
                 let mut len = avail.min(self.eff_mss);
                 if room == 0 {
                     if self.flight() == 0 {
-                        // Zero window and nothing in flight: probe with one byte (persist).
-                        self.send_new(1, false, ctx);
+                        if self.cfg.probe0 {
+                            self.arm_probe0(ctx);
+                        } else {
+                            // Zero window and nothing in flight: probe with one byte (persist).
+                            self.send_new(1, false, ctx);
+                        }
                     } else if self.next_seg(pipe, cwnd, ctx) {
                         continue;
                     }
+                    break;
+                }
+                if len > room && self.cfg.probe0 && self.flight() == 0 {
+                    // Linux's tcp_snd_wnd_test: a segment that does not fit waits for the
+                    // persist timer, which sends what fits.
+                    self.arm_probe0(ctx);
                     break;
                 }
                 if len > room {
@@ -203,6 +213,11 @@ impl Endpoint {
                     && !with_fin
                     && (self.cork || (self.cfg.nagle && self.flight() > 0 && self.nagle_holds()))
                 {
+                    if self.cfg.probe0 && self.flight() == 0 {
+                        // tcp_check_probe_timer: corked data with nothing in flight leaves when
+                        // the persist timer fires (TCP_CORK's ceiling of about 200 ms).
+                        self.arm_probe0(ctx);
+                    }
                     break;
                 }
                 if pipe + len > cwnd || (!PLAIN && self.paced(ctx)) {
@@ -366,7 +381,7 @@ impl Endpoint {
     /// Whether the FIN rides on the data segment ending at `end`: the profile's
     /// `fin_with_data`, the application closed, and `end` is the end of all it wrote.
     #[inline]
-    fn fin_rides(&self, end: u64) -> bool {
+    pub(super) fn fin_rides(&self, end: u64) -> bool {
         self.cfg.fin_with_data
             && self.app_closed
             && self.app_total.is_some()
@@ -377,7 +392,7 @@ impl Endpoint {
     /// data (`data` = 0), or on the last `data` bytes (`fin_with_data`: Linux's tcp_send_fin
     /// sets FIN on the write queue's tail while it is unsent).
     #[cold]
-    fn send_fin(&mut self, data: u64, ctx: &mut Ctx) {
+    pub(super) fn send_fin(&mut self, data: u64, ctx: &mut Ctx) {
         let start = self.snd_max;
         let end = start + data + 1;
         let tx = self.tx_stamp(ctx.now);

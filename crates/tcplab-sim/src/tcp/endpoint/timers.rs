@@ -10,6 +10,7 @@
 use super::{Ctx, Endpoint, State};
 use crate::engine::event::{Event, TimerKind};
 use crate::engine::time::{Dur, SimTime};
+use crate::net::packet::ACK;
 use crate::tcp::recovery::prr::{PrrAck, PrrRule};
 
 impl Endpoint {
@@ -39,6 +40,50 @@ impl Endpoint {
     pub(super) fn restart_rto(&mut self, ctx: &mut Ctx) {
         let at = ctx.now + self.rto.rto();
         self.arm(TimerKind::Rto, at, ctx);
+    }
+
+    /// Arm Linux's persist timer (`tcp_check_probe_timer`) unless it runs: due
+    /// max(RTO, 200 ms) from now, doubled for each probe that found the window still shut
+    /// (`tcp_probe0_when`, at most 120 s).
+    pub(super) fn arm_probe0(&mut self, ctx: &mut Ctx) {
+        if self.timers[TimerKind::Persist as usize].is_armed() {
+            return;
+        }
+        let base = self.rto.rto().max(Dur::from_millis(200));
+        let at = ctx.now
+            + Dur(base.0.saturating_mul(1 << self.probe0_backoff.min(20))).min(Dur::from_secs(120));
+        self.arm(TimerKind::Persist, at, ctx);
+    }
+
+    /// The persist timer fired (Linux's `tcp_send_probe0` and `tcp_write_wakeup`): with data
+    /// waiting and nothing in flight, send what fits in the window (at most an MSS, Nagle and
+    /// the cork notwithstanding), or in a zero window a bare ACK with sequence snd_una - 1,
+    /// which the peer answers with its window; then wait again, twice as long. Data in
+    /// flight or nothing waiting ends the probing.
+    fn on_probe0(&mut self, ctx: &mut Ctx) {
+        let end = self.data_end();
+        if self.flight() > 0 || self.snd_max >= end || self.fin_sent || !self.can_send_data() {
+            self.probe0_backoff = 0;
+            return;
+        }
+        let room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
+        if room > 0 {
+            let len = room.min(self.eff_mss).min(end - self.snd_max);
+            if len == end - self.snd_max && self.fin_rides(end) {
+                self.send_fin(len, ctx);
+            } else {
+                self.send_new(len, false, ctx);
+            }
+            self.probe0_backoff = 0;
+            if self.flight() > 0 && !self.timers[TimerKind::Rto as usize].is_armed() {
+                self.restart_rto(ctx);
+            }
+            return;
+        }
+        self.base_packet(ACK, self.snd_una - 1, 0, ctx);
+        self.emit(ACK, 0, ctx);
+        self.probe0_backoff = (self.probe0_backoff + 1).min(15);
+        self.arm_probe0(ctx);
     }
 
     /// A timer event fired. Returns false if it was stale (cancelled or re-armed later).
@@ -83,6 +128,7 @@ impl Endpoint {
                     self.send_ack(ctx);
                 }
             }
+            TimerKind::Persist if self.cfg.probe0 => self.on_probe0(ctx),
             TimerKind::Persist => self.try_send(ctx),
             TimerKind::Read => self.on_read_timer(ctx),
         }
