@@ -72,6 +72,72 @@ fn sent(s: &mut Stepper) -> (u64, u64) {
     (out.first().map_or(0, |o| o.packet.seq), bytes / MSS)
 }
 
+/// Ten segments out at 50 ms; the second and third arrive first and the peer reports them
+/// (SACK blocks, or bare duplicate ACKs), then the first: what the cumulative ACK of all three
+/// grows cwnd to, and how many new segments it lets out.
+fn reordered(tcp: Value, sack: bool) -> (u64, u64) {
+    let mut s = open(tcp, sack, 50);
+    s.write(20 * MSS).unwrap();
+    assert_eq!(sent(&mut s), (1, 10), "IW10");
+    for (k, at) in [(2, 100_000), (3, 102_000)] {
+        let blocks = if sack {
+            vec![(1 + MSS, 1 + k * MSS)]
+        } else {
+            vec![]
+        };
+        ack(&mut s, at, 1, &blocks);
+        assert_eq!(
+            info(&s, "tcpi_snd_cwnd"),
+            10,
+            "duplicate ACKs do not grow cwnd"
+        );
+        assert_eq!(sent(&mut s), (1 + (k + 8) * MSS, 1), "limited transmit");
+    }
+    ack(&mut s, 104_000, 1 + 3 * MSS, &[]);
+    let (_, n) = sent(&mut s);
+    (info(&s, "tcpi_snd_cwnd"), n)
+}
+
+#[test]
+fn a_cumulative_ack_of_sacked_segments_grows_cwnd_by_the_one_it_delivers() {
+    // tcp_newly_delivered: the SACKs delivered two segments, the ACK one; slow start adds one
+    // and, nine in flight, two segments leave. With every controller's growth (CUBIC's
+    // `on_ack`, Reno's in line).
+    for cc in ["cubic", "reno"] {
+        let tcp = json!({"profile": "linux", "congestion_control": cc});
+        assert_eq!(reordered(tcp, true), (11, 2), "{cc}");
+        // Without the rule the two SACKed segments count a second time: cwnd 13, four out.
+        let off = json!({"profile": "linux", "congestion_control": cc, "grow_by_delivered": false});
+        assert_eq!(reordered(off.clone(), true), (13, 4), "{cc}");
+        assert_eq!(reordered(off, false), (13, 4), "{cc}");
+    }
+}
+
+#[test]
+fn without_sack_the_duplicate_acks_counted_the_segments_the_ack_covers() {
+    // tcp_add_reno_sack: each duplicate ACK counted one segment delivered; the ACK of three
+    // delivers max(3 - 2, 1) = 1 (tcp_remove_reno_sacks).
+    for cc in ["cubic", "reno"] {
+        let tcp = json!({"profile": "linux", "congestion_control": cc});
+        assert_eq!(reordered(tcp, false), (11, 2), "{cc}");
+    }
+}
+
+#[test]
+fn the_ack_after_a_reordering_grows_by_what_it_delivers_in_full() {
+    // After the reordered ACK, an ACK of two segments nobody reported grows cwnd by two.
+    let mut s = open(json!({"profile": "linux"}), true, 50);
+    s.write(20 * MSS).unwrap();
+    sent(&mut s);
+    ack(&mut s, 100_000, 1, &[(1 + MSS, 1 + 2 * MSS)]);
+    ack(&mut s, 102_000, 1, &[(1 + MSS, 1 + 3 * MSS)]);
+    ack(&mut s, 104_000, 1 + 3 * MSS, &[]);
+    sent(&mut s);
+    ack(&mut s, 106_000, 1 + 5 * MSS, &[]);
+    assert_eq!(info(&s, "tcpi_snd_cwnd"), 13);
+    assert_eq!(sent(&mut s), (1 + 14 * MSS, 4));
+}
+
 /// CUBIC's HyStart over one round: 100 ms round trips, 28 segments written at once and 2 more
 /// at 290 ms (90 ms after the second flight left), then ten ACKs of two segments 1 ms apart,
 /// the first at `first_ms`. Returns (cwnd, ssthresh) after the ninth ACK and after the tenth.

@@ -156,6 +156,15 @@ pub struct TcpConfig {
     /// `tcp_nagle_test` never holds a FIN back). Off: the FIN is a segment of its own after the
     /// data (RFC 9293 allows either; ns-2's agents and Riverbed send it alone).
     pub fin_with_data: bool,
+    /// The window grows on an ACK of new data by the data that ACK newly delivered: the
+    /// segments it SACKs, and those it acknowledges cumulatively that no earlier SACK reported;
+    /// without SACK, each duplicate ACK since SND.UNA last moved counted one segment delivered
+    /// (at most all but one in flight), and the cumulative ACK delivers the rest, at least one
+    /// segment (Linux's `tcp_newly_delivered` through `tcp_cong_control`, with
+    /// `tcp_add_reno_sack` and `tcp_remove_reno_sacks`), in slow start and congestion avoidance,
+    /// for every congestion control. Off: by the bytes SND.UNA advances (RFC 5681's bytes
+    /// acknowledged, ns-2, Riverbed), so data SACKed earlier counts a second time.
+    pub grow_by_delivered: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -388,6 +397,9 @@ impl Fields for TcpConfig {
         .example("true");
         v.flag("fin_with_data", &mut self.fin_with_data)
             .doc("The FIN rides on the last data segment when the application closed before it left (Linux); off: a FIN segment of its own.")
+            .example("true");
+        v.flag("grow_by_delivered", &mut self.grow_by_delivered)
+            .doc("cwnd grows by the data an ACK newly delivers, segments SACKed earlier (or counted by duplicate ACKs without SACK) not a second time (Linux); off: by the bytes SND.UNA advances.")
             .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")

@@ -215,6 +215,8 @@ fn rfc() -> TcpConfig {
         rto_keeps_recovery_ssthresh: false,
         // RFC 9293 3.6 allows a FIN on a data segment; the reference senders here send it alone.
         fin_with_data: false,
+        // RFC 5681 section 3.1: cwnd grows by the bytes the cumulative ACK acknowledges.
+        grow_by_delivered: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -342,6 +344,9 @@ fn linux() -> TcpConfig {
         rto_keeps_recovery_ssthresh: true,
         // tcp_send_fin (net/ipv4/tcp_output.c): FIN on the unsent tail of the write queue.
         fin_with_data: true,
+        // tcp_ack -> tcp_cong_control (net/ipv4/tcp_input.c): cwnd grows by
+        // tcp_newly_delivered, on an ACK that acknowledged data (tcp_may_raise_cwnd).
+        grow_by_delivered: true,
         ..rfc()
     }
 }
