@@ -188,6 +188,15 @@ pub struct TcpConfig {
     /// window is probed at once with one byte of data (RFC 9293 3.8.6.1), retransmitted as any
     /// segment, and a partial segment is sent when nothing is in flight (RFC 1122 4.2.3.4).
     pub probe0: bool,
+    /// The window grows on an ACK of new data by the data that ACK newly delivered: the
+    /// segments it SACKs, and those it acknowledges cumulatively that no earlier SACK reported;
+    /// without SACK, each duplicate ACK since SND.UNA last moved counted one segment delivered
+    /// (at most all but one in flight), and the cumulative ACK delivers the rest, at least one
+    /// segment (Linux's `tcp_newly_delivered` through `tcp_cong_control`, with
+    /// `tcp_add_reno_sack` and `tcp_remove_reno_sacks`), in slow start and congestion avoidance,
+    /// for every congestion control. Off: by the bytes SND.UNA advances (RFC 5681's bytes
+    /// acknowledged, ns-2, Riverbed), so data SACKed earlier counts a second time.
+    pub grow_by_delivered: bool,
     /// ns-2.35's own rules (`[tcp.ns2]`, `ns2.rs`): all on in the `ns2` profile, off elsewhere.
     pub ns2: Ns2Rules,
 }
@@ -436,6 +445,9 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("probe0", &mut self.probe0)
             .doc("Linux's zero-window probe: data waiting with nothing in flight waits for the persist timer, which sends what fits or an ACK with sequence snd_una - 1; off: a one-byte probe at once (RFC 9293).")
+            .example("true");
+        v.flag("grow_by_delivered", &mut self.grow_by_delivered)
+            .doc("cwnd grows by the data an ACK newly delivers, segments SACKed earlier (or counted by duplicate ACKs without SACK) not a second time (Linux); off: by the bytes SND.UNA advances.")
             .example("true");
         v.table("ns2", &mut self.ns2)
             .allowed("a table of the tcp.ns2 rules")

@@ -231,6 +231,8 @@ fn rfc() -> TcpConfig {
         unsent_ack_silent: false,
         // RFC 9293 3.8.6.1: the zero window is probed with data, as ns-2 and Riverbed do.
         probe0: false,
+        // RFC 5681 section 3.1: cwnd grows by the bytes the cumulative ACK acknowledges.
+        grow_by_delivered: false,
         ns2: Ns2Rules::default(),
     }
 }
@@ -370,6 +372,9 @@ fn linux() -> TcpConfig {
         unsent_ack_silent: true,
         // tcp_check_probe_timer, tcp_send_probe0 and tcp_write_wakeup (net/ipv4/tcp_output.c).
         probe0: true,
+        // tcp_ack -> tcp_cong_control (net/ipv4/tcp_input.c): cwnd grows by
+        // tcp_newly_delivered, on an ACK that acknowledged data (tcp_may_raise_cwnd).
+        grow_by_delivered: true,
         ..rfc()
     }
 }

@@ -137,7 +137,9 @@ pub struct CcState {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckEvent {
     pub now: SimTime,
-    /// Payload bytes newly acknowledged cumulatively (0 for a duplicate ACK).
+    /// Payload bytes newly acknowledged cumulatively (0 for a duplicate ACK). In `on_ack`
+    /// under `TcpConfig::grow_by_delivered`: the payload bytes the ACK newly delivered (Linux's
+    /// `acked_sacked`), which the window grows by.
     pub bytes_acked: u64,
     /// Bytes in flight (SND.NXT - SND.UNA) before this ACK.
     pub prior_flight: u64,

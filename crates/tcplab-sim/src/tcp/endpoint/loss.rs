@@ -208,7 +208,12 @@ impl Endpoint {
     /// The window does not grow inside the phase (RFC 5681 section 3.2, RFC 6675 section 5,
     /// Linux's Recovery state), except Tahoe's, which has no fast recovery and slow-starts from
     /// one segment as after a timeout.
-    pub(super) fn recovery_ack(&mut self, ack: u64, grow: (u64, u64, Option<Dur>), ctx: &mut Ctx) {
+    pub(super) fn recovery_ack(
+        &mut self,
+        ack: u64,
+        grow: (u64, u64, u64, Option<Dur>),
+        ctx: &mut Ctx,
+    ) {
         let data_acked = grow.0;
         let full = self.recover.is_none_or(|r| ack > r);
         if full || self.rec.phase_end() == PhaseEnd::FirstNewAck {

@@ -219,7 +219,8 @@ pub struct Endpoint {
     plain_rx: bool,
     /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
     /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
-    /// validation and no ns-2 Sack1 (`plain_ack`); and whose send passes take the plain loop
+    /// validation, growth by the bytes acknowledged (not `grow_by_delivered`) and no ns-2 Sack1
+    /// (`plain_ack`); and whose send passes take the plain loop
     /// outside recovery (`plain_sends`).
     plain_acks: bool,
     pub(crate) rto: RtoEstimator,
@@ -466,6 +467,7 @@ impl Endpoint {
                 && !cc_rules.rate_samples
                 && cc_rules.grows_as_reno
                 && !cfg.cwnd_validation
+                && !cfg.grow_by_delivered
                 && !ns2.sack1
                 && !ns2.window_rules
                 && !cc_rules.hears_sends

@@ -16,8 +16,8 @@
 //!   congestion avoidance after it uses K = 0 and W_max = the window at its start;
 //! - (4.10) slow start as RFC 5681; with `hystart` (Linux's default, `tcp_cubic.c`; off here
 //!   unless the `linux` profile or `cc_params` turn it on) slow start ends early when a round's
-//!   ACK train outlasts half the minimum RTT or the round's RTT (minimum of its first 8 samples)
-//!   exceeds the minimum RTT by clamp(min RTT / 8, 4 ms, 16 ms), both from cwnd >= 16 segments
+//!   ACK train outlasts half the minimum RTT or, from its 9th sample, the round's RTT (minimum
+//!   of all its samples) exceeds the minimum RTT by clamp(min RTT / 8, 4 ms, 16 ms), both from cwnd >= 16 segments
 //!   (Ha & Rhee 2008; `hystart_update`): ssthresh = cwnd. Armed again after a timeout. The GSO
 //!   burst allowance Linux adds to the ACK-train threshold (at most 1 ms) is not modelled;
 //! - fast recovery ends at the recovery point (`RecoveryStyle::NewReno`, as Linux).
@@ -173,11 +173,16 @@ impl HyStart {
                 return true;
             }
         }
-        // Delay increase: the round's RTT (minimum of its first samples) above the minimum.
+        // Delay increase: the round's RTT, the minimum of all its samples so far, above the
+        // minimum once the round has had HYSTART_MIN_SAMPLES. Every sample lowers the round's
+        // RTT, not only the first eight: a later sample that lowers the minimum RTT lowers the
+        // round's too, and is no delay increase (hystart_update since Linux 5.8, commit
+        // b344579ca847, "fix spurious HYSTART_DELAY exit upon drop in min RTT").
+        let c = self.curr_rtt.map_or(delay, |c| c.min(delay));
+        self.curr_rtt = Some(c);
         if self.samples < HYSTART_MIN_SAMPLES {
-            self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
             self.samples += 1;
-        } else if let Some(c) = self.curr_rtt {
+        } else {
             let thresh = Dur(min.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
             if c > min + thresh {
                 return true;
