@@ -46,6 +46,8 @@ def test_each_script_passes_on_the_linux_profile(path: Path):
 
 #: script, the rule switched off (or to another value), the line that must fail, its kind.
 RULES = [
+    # The window survives a second of idleness: cwnd stays 40.
+    ("slow_start/ss-restart-after-idle.pkt", {"tcp.slow_start_after_idle": False}, 32, "assertion"),
     # Two new segments on the first SACK (RFC 3042's room on top of Linux's pipe): the
     # fast retransmit's line meets the extra segment.
     ("limited_transmit/lt-sack.pkt", {"tcp.limited_transmit_by_pipe": False}, 24, "mismatch"),

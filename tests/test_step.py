@@ -389,3 +389,25 @@ def test_a_stepped_transfer_matches_the_same_scenario() -> None:
     assert list(changes)[1:] == [w // MSS for _, w in cwnd][1:]
     assert list(times)[1:] == pytest.approx([t for t, _ in cwnd][1:], abs=1e-9)
     assert done == pytest.approx(res.summary["apps"][0]["response_time_s"], abs=1e-9)
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_a_window_update_after_idle_restarts_the_window(rule: bool) -> None:
+    # Linux's tcp_ack_update_window checks for idleness when a new window arrives with data
+    # waiting: a zero window held the data 2 s, so cwnd (20) halves per RTO down to IW10.
+    c = Connection(profile="linux", tcp={"timestamps": False, "slow_start_after_idle": rule})
+    c.listen()
+    c.inject("S", 0, options=[("mss", 1000), ("sackOK",), ("nop",), ("wscale", 7)])
+    c.advance(0.050)
+    c.inject(".", 1, 1, win=1000)
+    c.write(10_000)
+    c.advance(0.100)
+    c.inject(".", 1, 10_001, win=0)
+    assert c.tcp_info()["tcpi_snd_cwnd"] == 20
+    c.write(30_000)
+    c.advance(2.100)
+    c.sent()
+    c.inject(".", 1, 10_001, win=1000)
+    info = c.tcp_info()
+    sent = [s for s in c.sent() if s.length]
+    assert (info["tcpi_snd_cwnd"], len(sent)) == ((10, 10) if rule else (20, 20))

@@ -312,6 +312,12 @@ class Connection:
         without Linux's doubling)."""
         self._core.setsockopt(name, int(value) if isinstance(value, bool) else value)
 
+    def set_min_tso_segs(self, n: int) -> None:
+        """Linux's ``net.ipv4.tcp_min_tso_segs`` (default 2, 1 to 255): the fewest segments
+        the endpoint puts in a TSO packet, which decides where ``P`` falls (every TSO packet of
+        more than one segment carries it)."""
+        self._core.set_min_tso_segs(n)
+
     def getsockopt(self, name: str) -> int | str:
         """The value of an option ``setsockopt`` knows (TCP_MAXSEG: the MSS in use once the
         SYNs agreed it)."""

@@ -310,6 +310,10 @@ impl Stepper {
         self.call(py, |c| c.setsockopt(name, &v))
     }
 
+    fn set_min_tso_segs(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        self.call(py, |c| c.set_min_tso_segs(n))
+    }
+
     fn getsockopt(&mut self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         let v = self.call(py, |c| c.getsockopt(name))?;
         Ok(match v {

@@ -70,6 +70,8 @@ def run_script(
             script.path, Failure(e.line, "unsupported" if e.unsupported else "error", e.message), 0
         )
     stack = open_stack(profile, settings.tcp, overrides or {})
+    if "tcp_min_tso_segs" in settings.sysctls:
+        stack.conn.set_min_tso_segs(int(settings.sysctls["tcp_min_tso_segs"], 0))
     outcome = play(script, stack, tolerance_usecs=tolerance_usecs)
     outcome.notes = settings.notes
     return outcome

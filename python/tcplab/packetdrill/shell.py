@@ -131,6 +131,7 @@ SETTINGS: dict[str, Callable[[str], dict[str, Any]]] = {
     "tcp_rmem": _rmem,
     "tcp_recovery": _recovery,
     "tcp_early_retrans": _early_retrans,
+    "tcp_slow_start_after_idle": _flag("slow_start_after_idle"),
 }
 
 #: sysctl -> the values the `linux` profile models (None: any value, the sysctl does not
@@ -142,9 +143,8 @@ FIXED: dict[str, tuple[tuple[str, ...] | None, str]] = {
     "tcp_frto": (("2",), "F-RTO as Linux's default"),
     "tcp_dsack": (("1",), "D-SACK blocks as Linux sends them"),
     "tcp_fack": (("0",), "FACK is gone from Linux; RACK replaces it"),
-    "tcp_slow_start_after_idle": (("0",), "cwnd is not reset after idle"),
     "tcp_tso_win_divisor": (None, "a script line of several MSS matches MSS-sized segments"),
-    "tcp_min_tso_segs": (None, "a script line of several MSS matches MSS-sized segments"),
+    "tcp_min_tso_segs": (None, "the endpoint's TSO packets (where PSH falls), any value"),
     "tcp_ecn": (("0",), "ECN is not negotiated"),
     "tcp_ecn_option": (None, "only with ECN"),
     "tcp_pacing_ss_ratio": (None, "only with the fq qdisc, which is not modelled"),

@@ -28,8 +28,8 @@ use std::collections::BTreeSet;
 
 use crate::net::packet::Packet;
 
-/// `sysctl net.ipv4.tcp_min_tso_segs`.
-const MIN_TSO_SEGS: u64 = 2;
+/// `sysctl net.ipv4.tcp_min_tso_segs`, Linux's default.
+pub(crate) const MIN_TSO_SEGS: u64 = 2;
 /// The device's `gso_max_size` (GSO_LEGACY_MAX_SIZE).
 const GSO_MAX_SIZE: u64 = 65_536;
 /// `sk_pacing_shift`: a TSO packet holds about 2^-10 s (one millisecond) of the pacing rate.
@@ -58,6 +58,8 @@ pub(crate) struct Pace {
     pub min_rtt_us: Option<u64>,
     /// The peer's window, bytes.
     pub snd_wnd: u64,
+    /// `sysctl net.ipv4.tcp_min_tso_segs`.
+    pub min_tso_segs: u64,
 }
 
 impl Pace {
@@ -106,7 +108,7 @@ impl Pace {
             }
         }
         let bytes = bytes.min(GSO_MAX_SIZE);
-        (bytes / self.mss.max(1)).max(MIN_TSO_SEGS)
+        (bytes / self.mss.max(1)).max(self.min_tso_segs)
     }
 }
 
@@ -296,6 +298,7 @@ mod tests {
             srtt_us: Some(srtt_us),
             min_rtt_us: Some(srtt_us),
             snd_wnd: 32_896,
+            min_tso_segs: MIN_TSO_SEGS,
         }
     }
 
@@ -311,6 +314,15 @@ mod tests {
             ..pace(100, 10_000)
         };
         assert_eq!(ca.tso_segs(), 11);
+    }
+
+    #[test]
+    fn tcp_min_tso_segs_raises_the_floor() {
+        let ten = Pace {
+            min_tso_segs: 10,
+            ..pace(10, 100_000)
+        };
+        assert_eq!(ten.tso_segs(), 10);
     }
 
     #[test]

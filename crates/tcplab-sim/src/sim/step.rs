@@ -37,7 +37,7 @@ use crate::net::packet::{Packet, SackBlock, ACK, FIN, RST, SYN};
 use crate::scenario::Scenario;
 use crate::tcp::{cc, recovery, Ctx, Endpoint, State, TcpConfig};
 
-use super::psh::{Pace, PshMarker};
+use super::psh::{Pace, PshMarker, MIN_TSO_SEGS};
 
 /// A TCP option of a segment, as packetdrill writes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,6 +188,8 @@ pub struct Stepper {
     sent: Vec<Outbound>,
     /// Where PSH falls.
     psh: PshMarker,
+    /// `sysctl net.ipv4.tcp_min_tso_segs` (where PSH falls).
+    min_tso_segs: u64,
     written: u64,
     read: u64,
     shut_wr: bool,
@@ -216,8 +218,9 @@ pub struct Stepper {
 const WMEM_MAX: u64 = 212_992;
 const SOCK_MIN_SNDBUF: u64 = 4_608;
 
-/// The sender's state as Linux's pacing rate reads it (`tcp_update_pacing_rate`).
-fn pace(ep: &Endpoint) -> Pace {
+/// The sender's state as Linux's pacing rate reads it (`tcp_update_pacing_rate`), with
+/// `tcp_min_tso_segs` = `min_tso_segs`.
+fn pace(ep: &Endpoint, min_tso_segs: u64) -> Pace {
     let info = ep.tcp_info();
     let get = |name: &str| info.iter().find(|(n, _)| *n == name).map(|&(_, v)| v);
     let unacked = get("tcpi_unacked").unwrap_or(0);
@@ -231,6 +234,7 @@ fn pace(ep: &Endpoint) -> Pace {
         srtt_us: get("tcpi_rtt"),
         min_rtt_us: get("tcpi_min_rtt"),
         snd_wnd: get("tcpi_snd_wnd").unwrap_or(0),
+        min_tso_segs,
     }
 }
 
@@ -278,6 +282,7 @@ impl Stepper {
             uid: 0,
             sent: Vec::new(),
             psh: PshMarker::new(),
+            min_tso_segs: MIN_TSO_SEGS,
             written: 0,
             read: 0,
             shut_wr: false,
@@ -294,6 +299,20 @@ impl Stepper {
 
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// `sysctl net.ipv4.tcp_min_tso_segs`: the fewest segments Linux puts in a TSO packet
+    /// (default 2), which decides where PSH falls.
+    pub fn set_min_tso_segs(&mut self, n: u64) -> SimResult<()> {
+        if !(1..=255).contains(&n) {
+            return Err(SimError::invalid(
+                "sysctl.tcp_min_tso_segs",
+                n,
+                "1 to 255 (Linux's bounds)",
+            ));
+        }
+        self.min_tso_segs = n;
+        Ok(())
     }
 
     /// The settings the endpoint has (or will have, before the open).
@@ -351,7 +370,7 @@ impl Stepper {
     }
 
     fn collect(&mut self) {
-        let pace = self.ep.as_ref().map(pace);
+        let pace = self.ep.as_ref().map(|e| pace(e, self.min_tso_segs));
         if let Some(p) = &pace {
             self.psh.window(p.snd_wnd);
         }
@@ -515,7 +534,7 @@ impl Stepper {
             return Ok(0);
         }
         self.written += n;
-        if let Some(p) = self.ep.as_ref().map(pace) {
+        if let Some(p) = self.ep.as_ref().map(|e| pace(e, self.min_tso_segs)) {
             self.psh.window(p.snd_wnd);
             self.psh.write(n, more, &p);
         }

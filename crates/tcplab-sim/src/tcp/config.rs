@@ -188,6 +188,13 @@ pub struct TcpConfig {
     /// window is probed at once with one byte of data (RFC 9293 3.8.6.1), retransmitted as any
     /// segment, and a partial segment is sent when nothing is in flight (RFC 1122 4.2.3.4).
     pub probe0: bool,
+    /// After an idle spell longer than the RTO (no data sent, nothing in flight), the next
+    /// write or window update restarts the window (Linux's `tcp_slow_start_after_idle_check`
+    /// and `tcp_cwnd_restart`, `net.ipv4.tcp_slow_start_after_idle=1`, its default): ssthresh
+    /// rises to 3/4 of cwnd if it was lower, and cwnd halves once per RTO of the idle time,
+    /// not below the initial window (or cwnd, if smaller). Off: the window survives idleness
+    /// (RFC 5681 section 4.1 recommends the restart; ns-2's agents and Riverbed keep it).
+    pub slow_start_after_idle: bool,
     /// The window grows on an ACK of new data by the data that ACK newly delivered: the
     /// segments it SACKs, and those it acknowledges cumulatively that no earlier SACK reported;
     /// without SACK, each duplicate ACK since SND.UNA last moved counted one segment delivered
@@ -442,6 +449,9 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("unsent_ack_silent", &mut self.unsent_ack_silent)
             .doc("In ESTABLISHED, a segment acknowledging data never sent is dropped silently (Linux); off: dropped and answered with an ACK (RFC 9293).")
+            .example("true");
+        v.flag("slow_start_after_idle", &mut self.slow_start_after_idle)
+            .doc("After idling longer than the RTO, the next write or window update halves cwnd per RTO idle, down to the initial window (Linux's tcp_slow_start_after_idle=1); off: the window survives idleness.")
             .example("true");
         v.flag("probe0", &mut self.probe0)
             .doc("Linux's zero-window probe: data waiting with nothing in flight waits for the persist timer, which sends what fits or an ACK with sequence snd_una - 1; off: a one-byte probe at once (RFC 9293).")

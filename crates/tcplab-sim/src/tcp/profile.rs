@@ -231,6 +231,9 @@ fn rfc() -> TcpConfig {
         unsent_ack_silent: false,
         // RFC 9293 3.8.6.1: the zero window is probed with data, as ns-2 and Riverbed do.
         probe0: false,
+        // RFC 5681 section 4.1 recommends restarting after idle; the reference senders here
+        // (ns-2's agents, Riverbed) keep their window.
+        slow_start_after_idle: false,
         // RFC 5681 section 3.1: cwnd grows by the bytes the cumulative ACK acknowledges.
         grow_by_delivered: false,
         ns2: Ns2Rules::default(),
@@ -372,6 +375,9 @@ fn linux() -> TcpConfig {
         unsent_ack_silent: true,
         // tcp_check_probe_timer, tcp_send_probe0 and tcp_write_wakeup (net/ipv4/tcp_output.c).
         probe0: true,
+        // net.ipv4.tcp_slow_start_after_idle defaults to 1: tcp_slow_start_after_idle_check
+        // (net/ipv4/tcp.c, tcp_input.c) and tcp_cwnd_restart (tcp_output.c).
+        slow_start_after_idle: true,
         // tcp_ack -> tcp_cong_control (net/ipv4/tcp_input.c): cwnd grows by
         // tcp_newly_delivered, on an ACK that acknowledged data (tcp_may_raise_cwnd).
         grow_by_delivered: true,

@@ -43,6 +43,10 @@ impl Endpoint {
         }
         let old_wnd = self.snd_wnd;
         self.update_window(p);
+        if self.snd_wnd != old_wnd && self.cfg.slow_start_after_idle {
+            // tcp_ack_update_window: a new window with data waiting checks for idleness.
+            self.restart_after_idle(ctx.now);
+        }
         if ack == self.snd_una
             && ack == self.snd_max
             && p.n_sack == 0

@@ -258,6 +258,9 @@ pub struct Endpoint {
     rs: RateState,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: SimTime,
+    /// When data was last sent (Linux's `lsndtime`): the connection's start, then every data
+    /// segment. `slow_start_after_idle` measures idleness from it.
+    last_data_tx: SimTime,
     /// The RTO estimator's sample taken from the ACK being processed (`process_ack` sets it
     /// before anything reads it).
     ack_rtt: Option<Dur>,
@@ -488,6 +491,7 @@ impl Endpoint {
             prr_dup: 0,
             rs: RateState::default(),
             next_send_at: SimTime::ZERO,
+            last_data_tx: SimTime::ZERO,
             ack_rtt: None,
             limited_transmit_room: 0,
             ns2,
@@ -574,6 +578,8 @@ impl Endpoint {
             });
             self.state = s;
             if s == State::Established {
+                // tcp_finish_connect and tcp_create_openreq_child stamp lsndtime.
+                self.last_data_tx = ctx.now;
                 // tcp_init_buffer_space: the first autotuning measurement starts.
                 let (consumed, mss) = (self.consumed(ctx.now), self.eff_mss);
                 if let Some(t) = self.tune.as_deref_mut() {

@@ -23,7 +23,44 @@ impl Endpoint {
             (Some(b), Some(t)) => self.app_total = Some(t + b),
         }
         self.app_written = self.app_total.unwrap_or(u64::MAX);
+        self.restart_after_idle(ctx.now);
         self.try_send(ctx);
+    }
+
+    /// `slow_start_after_idle`: with nothing in flight and no data sent for longer than the
+    /// RTO, restart the window (Linux's `tcp_slow_start_after_idle_check`, on a write and on a
+    /// window update with data waiting, and `tcp_cwnd_restart`): ssthresh rises to 3/4 of cwnd
+    /// outside recovery, cwnd halves once per RTO of the idle time while above the restart
+    /// window, min(initial window, cwnd). BBR, which sets its own window, is left alone (Linux
+    /// skips a congestion control with `cong_control`).
+    pub(super) fn restart_after_idle(&mut self, now: SimTime) {
+        if !self.cfg.slow_start_after_idle
+            || self.snd_max > self.snd_una
+            || !matches!(self.state, State::Established | State::CloseWait)
+            || self.cc.name() == "bbr"
+        {
+            return;
+        }
+        let rto = self.rto.rto();
+        let mut idle = now.since(self.last_data_tx).0;
+        let rto = rto.0;
+        if idle <= rto {
+            return;
+        }
+        let mss = self.eff_mss.max(1);
+        let cwnd = self.ccs.cwnd / mss;
+        if !self.in_recovery {
+            // tcp_current_ssthresh: max(ssthresh, 3/4 cwnd), in segments.
+            let three_quarters = ((cwnd >> 1) + (cwnd >> 2)) * mss;
+            self.ccs.ssthresh = self.ccs.ssthresh.max(three_quarters);
+        }
+        let restart = (self.cfg.initial_cwnd as u64).min(cwnd);
+        let mut c = cwnd;
+        while idle > rto && c > restart {
+            idle = idle.saturating_sub(rto);
+            c >>= 1;
+        }
+        self.ccs.cwnd = c.max(restart) * mss;
     }
 
     /// The application closes its sending side: a FIN follows the data.
@@ -503,6 +540,7 @@ impl Endpoint {
         ctx: &mut Ctx,
     ) {
         let len = (end - start - u64::from(fin)) as u32;
+        self.last_data_tx = ctx.now;
         let flags = ACK | if fin { FIN } else { 0 };
         self.base_packet(flags, start, len, ctx).tx_count = tx_count;
         self.emit(flags, len, ctx);
