@@ -22,6 +22,29 @@ impl Endpoint {
         }
     }
 
+    /// The peer reset the connection (RFC 9293 section 3.10.7.4, after the segment was found
+    /// acceptable): CLOSED, every timer stopped, nothing more sent.
+    pub fn reset_by_peer(&mut self, ctx: &mut Ctx) {
+        self.set_state(State::Closed, ctx);
+        self.aborted = true;
+        self.end_reason = Some("reset by the peer".into());
+        self.stop_timers();
+    }
+
+    /// Whether a RST with sequence number `seq` and ACK `ack` (if it has one) is acceptable
+    /// (RFC 9293 section 3.10.7: in SYN-SENT it must acknowledge the SYN, elsewhere its
+    /// sequence number must lie in the receive window).
+    pub fn rst_acceptable(&self, seq: u64, ack: Option<u64>) -> bool {
+        match self.state {
+            State::Closed | State::Listen => false,
+            State::SynSent => ack == Some(self.snd_max),
+            _ => {
+                let wnd = self.last_adv_wnd.max(1);
+                seq >= self.rcv_nxt && seq < self.rcv_nxt + wnd
+            }
+        }
+    }
+
     /// CLOSE in SYN-SENT (RFC 9293 section 3.10.4: the TCB is deleted; Linux's
     /// `tcp_close_state` takes SYN-SENT to CLOSE and sends nothing): CLOSED, every timer
     /// stopped, and a segment that arrives later finds no connection (`closed_segment`).

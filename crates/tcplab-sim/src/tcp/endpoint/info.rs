@@ -239,39 +239,6 @@ impl Endpoint {
         self.try_send(ctx);
     }
 
-    /// The peer reset the connection (RFC 9293 section 3.10.7.4, after the segment was found
-    /// acceptable): CLOSED, every timer stopped, nothing more sent.
-    pub fn reset_by_peer(&mut self, ctx: &mut Ctx) {
-        self.set_state(State::Closed, ctx);
-        self.aborted = true;
-        self.end_reason = Some("reset by the peer".into());
-        for k in [
-            TimerKind::Rto,
-            TimerKind::DelAck,
-            TimerKind::Persist,
-            TimerKind::Read,
-            TimerKind::Reorder,
-            TimerKind::Probe,
-            TimerKind::Pace,
-        ] {
-            self.timers[k as usize].cancel();
-        }
-    }
-
-    /// Whether a RST with sequence number `seq` and ACK `ack` (if it has one) is acceptable
-    /// (RFC 9293 section 3.10.7: in SYN-SENT it must acknowledge the SYN, elsewhere its
-    /// sequence number must lie in the receive window).
-    pub fn rst_acceptable(&self, seq: u64, ack: Option<u64>) -> bool {
-        match self.state {
-            State::Closed | State::Listen => false,
-            State::SynSent => ack == Some(self.snd_max),
-            _ => {
-                let wnd = self.last_adv_wnd.max(1);
-                seq >= self.rcv_nxt && seq < self.rcv_nxt + wnd
-            }
-        }
-    }
-
     /// The deadlines of the armed timers, earliest first.
     pub fn next_deadline(&self) -> Option<(crate::engine::time::SimTime, TimerKind)> {
         [
