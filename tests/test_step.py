@@ -411,3 +411,18 @@ def test_a_window_update_after_idle_restarts_the_window(rule: bool) -> None:
     info = c.tcp_info()
     sent = [s for s in c.sent() if s.length]
     assert (info["tcpi_snd_cwnd"], len(sent)) == ((10, 10) if rule else (20, 20))
+
+
+@pytest.mark.parametrize(("profile", "rule"), [("linux", None), ("linux", False), ("ns2", None)])
+def test_a_closed_end_answers_with_a_rst_only_where_its_profile_does(profile, rule) -> None:
+    # RFC 9293 3.10.7.1 and Linux answer a segment for a closed connection with a RST; ns-2's
+    # agents have no RST, and the profiles other than linux keep a closed end silent.
+    tcp = {} if rule is None else {"rst_when_closed": rule}
+    c = Connection(profile=profile, tcp=tcp)
+    c.connect()
+    c.sent()
+    c.close()
+    c.advance(0.03)
+    c.inject("S.", 0, 1, win=65535, options=[("mss", 1000)])
+    answers = [str(s) for s in c.sent()]
+    assert answers == (["0.030000 > R 1:1(0) win 0"] if profile == "linux" and rule is None else [])

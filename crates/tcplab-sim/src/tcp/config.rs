@@ -195,6 +195,11 @@ pub struct TcpConfig {
     /// not below the initial window (or cwnd, if smaller). Off: the window survives idleness
     /// (RFC 5681 section 4.1 recommends the restart; ns-2's agents and Riverbed keep it).
     pub slow_start_after_idle: bool,
+    /// A segment that reaches a closed connection (given up, reset, or finished) is answered
+    /// with a RST (RFC 9293 section 3.10.7.1; Linux's `tcp_v4_send_reset` when no socket takes
+    /// it). Off: it is dropped without a word (ns-2's agents have no RST; tcplab's rfc and
+    /// riverbed profiles kept the silence).
+    pub rst_when_closed: bool,
     /// The window grows on an ACK of new data by the data that ACK newly delivered: the
     /// segments it SACKs, and those it acknowledges cumulatively that no earlier SACK reported;
     /// without SACK, each duplicate ACK since SND.UNA last moved counted one segment delivered
@@ -452,6 +457,9 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("slow_start_after_idle", &mut self.slow_start_after_idle)
             .doc("After idling longer than the RTO, the next write or window update halves cwnd per RTO idle, down to the initial window (Linux's tcp_slow_start_after_idle=1); off: the window survives idleness.")
+            .example("true");
+        v.flag("rst_when_closed", &mut self.rst_when_closed)
+            .doc("A segment that reaches a closed connection is answered with a RST (RFC 9293 3.10.7.1, Linux); off: dropped silently.")
             .example("true");
         v.flag("probe0", &mut self.probe0)
             .doc("Linux's zero-window probe: data waiting with nothing in flight waits for the persist timer, which sends what fits or an ACK with sequence snd_una - 1; off: a one-byte probe at once (RFC 9293).")

@@ -234,6 +234,8 @@ fn rfc() -> TcpConfig {
         // RFC 5681 section 4.1 recommends restarting after idle; the reference senders here
         // (ns-2's agents, Riverbed) keep their window.
         slow_start_after_idle: false,
+        // ns-2's agents send no RST; the rfc and riverbed profiles kept a closed end silent.
+        rst_when_closed: false,
         // RFC 5681 section 3.1: cwnd grows by the bytes the cumulative ACK acknowledges.
         grow_by_delivered: false,
         ns2: Ns2Rules::default(),
@@ -378,6 +380,8 @@ fn linux() -> TcpConfig {
         // net.ipv4.tcp_slow_start_after_idle defaults to 1: tcp_slow_start_after_idle_check
         // (net/ipv4/tcp.c, tcp_input.c) and tcp_cwnd_restart (tcp_output.c).
         slow_start_after_idle: true,
+        // tcp_v4_send_reset for a segment that finds no socket (net/ipv4/tcp_ipv4.c).
+        rst_when_closed: true,
         // tcp_ack -> tcp_cong_control (net/ipv4/tcp_input.c): cwnd grows by
         // tcp_newly_delivered, on an ACK that acknowledged data (tcp_may_raise_cwnd).
         grow_by_delivered: true,

@@ -43,7 +43,10 @@ impl Endpoint {
         }
         let old_wnd = self.snd_wnd;
         self.update_window(p);
-        if self.snd_wnd != old_wnd && self.cfg.slow_start_after_idle {
+        if self.snd_wnd != old_wnd
+            && self.cfg.slow_start_after_idle
+            && self.snd_max < self.data_end()
+        {
             // tcp_ack_update_window: a new window with data waiting checks for idleness.
             self.restart_after_idle(ctx.now);
         }

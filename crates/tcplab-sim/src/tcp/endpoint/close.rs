@@ -3,22 +3,13 @@
 //! (section 3.10.7), and a segment that finds the connection closed (section 3.10.7.1).
 
 use super::{Ctx, Endpoint, State};
-use crate::engine::event::TimerKind;
 use crate::net::packet::{Packet, ACK, FIN, RST, SYN};
 
 impl Endpoint {
     /// Stop every timer.
-    fn stop_timers(&mut self) {
-        for k in [
-            TimerKind::Rto,
-            TimerKind::DelAck,
-            TimerKind::Persist,
-            TimerKind::Read,
-            TimerKind::Reorder,
-            TimerKind::Probe,
-            TimerKind::Pace,
-        ] {
-            self.timers[k as usize].cancel();
+    pub(super) fn stop_timers(&mut self) {
+        for t in self.timers.iter_mut() {
+            t.cancel();
         }
     }
 

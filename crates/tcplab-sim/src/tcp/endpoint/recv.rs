@@ -21,7 +21,11 @@ impl Endpoint {
         }
         match self.state {
             // (Where an endpoint that gave up or was reset is too.)
-            State::Closed => self.closed_segment(p, ctx),
+            State::Closed => {
+                if self.cfg.rst_when_closed {
+                    self.closed_segment(p, ctx);
+                }
+            }
             State::Listen | State::SynSent | State::SynRcvd => self.handshake_segment(p, ctx),
             _ => self.established_segment(p, ctx),
         }

@@ -344,9 +344,7 @@ impl Endpoint {
     /// the reason is kept for `end_reason`, and the state is CLOSED.
     fn abort(&mut self, ctx: &mut Ctx) {
         self.aborted = true;
-        for t in self.timers.iter_mut() {
-            t.cancel();
-        }
+        self.stop_timers();
         let handshake = matches!(self.state, State::SynSent | State::SynRcvd);
         let (n, max) = (self.retries - 1, self.cfg.max_retries);
         self.end_reason = Some(if handshake {
