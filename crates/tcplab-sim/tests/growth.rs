@@ -2,6 +2,8 @@
 //! endpoint driven through the step API with the peer's segments written by hand, the exact
 //! cwnd and ssthresh asserted as `tcp_info` reports them (segments).
 
+mod common;
+use common::info;
 use serde_json::{json, Value};
 use tcplab_sim::engine::time::SimTime;
 use tcplab_sim::sim::step::{Inbound, Stepper, TcpOption};
@@ -10,15 +12,6 @@ const MS: u64 = 1_000_000;
 const MSS: u64 = 1000;
 /// tcp_info's ssthresh before any congestion event (TCP_INFINITE_SSTHRESH).
 const INFINITE: u64 = 0x7fff_ffff;
-
-fn info(s: &Stepper, k: &str) -> u64 {
-    s.tcp_info()
-        .expect("open")
-        .into_iter()
-        .find(|(n, _)| *n == k)
-        .unwrap_or_else(|| panic!("{k} absent"))
-        .1
-}
 
 fn ack(s: &mut Stepper, at_us: u64, ack: u64, sack: &[(u64, u64)]) {
     s.advance(SimTime(at_us * 1_000)).unwrap();

@@ -5,6 +5,8 @@
 //! tcp_recovery.c has them (`lr_params.rule`), and the SACK blocks of an ACK below SND.UNA
 //! (`old_ack_sack`). Each is checked against the same run with its rule switched off.
 
+mod common;
+use common::info;
 use serde_json::{json, Value};
 use tcplab_sim::engine::time::SimTime;
 use tcplab_sim::sim::step::{Inbound, Stepper, TcpOption};
@@ -19,15 +21,6 @@ fn stepper(extra: Value) -> Stepper {
         t.extend(e);
     }
     Stepper::new(&tcp).expect("valid [tcp] settings")
-}
-
-fn info(s: &Stepper, k: &str) -> u64 {
-    s.tcp_info()
-        .expect("open")
-        .into_iter()
-        .find(|(n, _)| *n == k)
-        .unwrap_or_else(|| panic!("{k} absent"))
-        .1
 }
 
 /// An ACK from the peer at the current time with SACK blocks `sack` (in segments: block

@@ -2,6 +2,8 @@
 //! packetdrill script plays the kernel's peer. Each test states the segments it expects at the
 //! times it expects them.
 
+mod common;
+use common::info;
 use serde_json::{json, Value};
 use tcplab_sim::engine::time::SimTime;
 use tcplab_sim::error::SimError;
@@ -13,15 +15,6 @@ const MSS: u64 = 1448;
 
 fn stepper(tcp: Value) -> Stepper {
     Stepper::new(&tcp).expect("valid [tcp] settings")
-}
-
-fn info(s: &Stepper, k: &str) -> u64 {
-    s.tcp_info()
-        .expect("open")
-        .into_iter()
-        .find(|(n, _)| *n == k)
-        .unwrap_or_else(|| panic!("{k} absent"))
-        .1
 }
 
 fn seg(flags: &str, seq: u64, ack: u64, options: Vec<TcpOption>) -> Inbound {

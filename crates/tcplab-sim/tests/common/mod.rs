@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use tcplab_sim::sim::step::Stepper;
 use tcplab_sim::{run, Column, Scenario, SimOutput, Table};
 
 /// The paper's chain (server - cloud - client), 10 Mbit/s Ethernet, 20 ms in the cloud hop, with
@@ -268,4 +269,14 @@ size = "{size}"
 {output}
 "#
     )
+}
+
+/// One `tcp_info` field of a stepped endpoint (panics when it is absent: a test's mistake).
+pub fn info(s: &Stepper, k: &str) -> u64 {
+    s.tcp_info()
+        .expect("open")
+        .into_iter()
+        .find(|(n, _)| *n == k)
+        .unwrap_or_else(|| panic!("{k} absent"))
+        .1
 }
