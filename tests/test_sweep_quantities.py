@@ -9,6 +9,7 @@ its canonical spelling describes the same scenario."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import signal
@@ -26,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tcplab.sweep import Store, Sweep
 from tcplab.sweep.quantity import _DURATION, _RATE, _SIZE, canonical
+from tcplab.sweep.runs import run_tasks
 
 TCPLAB = str(Path(sys.executable).parent / "tcplab")
 BASE = tcplab.Scenario.from_toml(EXAMPLE)
@@ -159,8 +161,13 @@ def test_a_table_valued_axis_can_be_summarised_and_drawn(tmp_path: Path) -> None
     assert (tmp_path / "t.svg").read_text().rstrip().endswith("</svg>")
 
 
+# The store writes a part at the latest every `flush_rows` rows: 20 points x 2 flush_rows / 20
+# seeds are written in two parts at least, so that a kill just after the first part leaves a
+# partly written store however fast the machine runs (in one second, a fast machine runs 4,000).
+FLUSH_ROWS = inspect.signature(run_tasks).parameters["flush_rows"].default
 KEEP = ["--grid", "links.wan.ab.error.p=0..0.05:10", "--grid", "tcp.congestion_control=reno,cubic",
-        "--seeds", "1..200", "--set", "apps.ftp.size=300kB", "--keep", "trace,queues"]  # fmt: skip
+        "--seeds", f"1..{2 * FLUSH_ROWS // 20}", "--set", "apps.ftp.size=300kB",
+        "--keep", "trace,queues"]  # fmt: skip
 
 
 def _keep_cmd(store: Path) -> list[str]:
@@ -228,12 +235,10 @@ def test_a_killed_sweep_with_kept_tables_resumes_with_nothing_lost_or_twice(
     full = time.perf_counter() - t0
     want = _tables(ref)
     rng = random.Random(32)
+    assert len(want["runs"]) == 2 * FLUSH_ROWS
     partial = trials = 0
-    # Four kills at least, and more (up to 12) until one has left a partly written store: when
-    # the machine is fast the first kills can land before the first part or after the last.
-    for trial in range(12):
-        if trial >= 4 and partial:
-            break
+    # Four kills: two at a random time, two just after the first part (of two or more).
+    for trial in range(4):
         trials += 1
         st_ = tmp_path / f"t{trial}"
         proc = subprocess.Popen(_keep_cmd(st_), stdout=subprocess.DEVNULL,
@@ -259,7 +264,7 @@ def test_a_killed_sweep_with_kept_tables_resumes_with_nothing_lost_or_twice(
             pd.testing.assert_frame_equal(got[t], want[t], check_exact=True, obj=t)
         n, d = Store(st_).sql("SELECT count(*), count(DISTINCT run_id) FROM runs").iloc[0]
         assert n == d == len(want["runs"])
-    assert partial >= 1
+    assert partial >= 2, "the kills just after the first part left no partly written store"
     print(f"{trials} kills of a --keep sweep: {partial} left a partial store; all resumed exactly")
 
 
