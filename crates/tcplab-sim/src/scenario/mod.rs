@@ -23,6 +23,8 @@ pub mod tcp;
 pub mod units;
 pub(crate) mod walk;
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use crate::apps::profiles;
@@ -41,8 +43,13 @@ pub struct Scenario {
     pub links: Vec<LinkCfg>,
     pub apps: Vec<AppCfg>,
     pub output: OutputCfg,
-    /// The scenario as given, with the seed as set; kept for `to_json`.
-    raw: Value,
+    /// The scenario as given but for its seed, as compact JSON text, kept for `to_json` (which
+    /// writes the seed as set into it) and for parsing again with another seed. Text, not the parsed value: a
+    /// value of 10,000 flows takes 32 MB where its text takes 5, and a clone (one per run of a
+    /// sweep's point) shares the text instead of copying every map of the value.
+    raw: Arc<str>,
+    /// Whether parsing the text drew from the seed (see `profiles::draws_from_seed`).
+    draws: bool,
 }
 
 impl Scenario {
@@ -66,13 +73,18 @@ impl Scenario {
         Self::from_value(j)
     }
 
-    /// The scenario as given, as pretty JSON (same structure as the TOML file).
+    /// The scenario as given, with its seed as set, as pretty JSON (same structure as the TOML
+    /// file).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(&self.raw).unwrap_or_default()
+        serde_json::to_string_pretty(&self.given()).unwrap_or_default()
     }
 
-    pub fn raw(&self) -> &Value {
-        &self.raw
+    /// The scenario as given, with `run.seed` as set.
+    fn given(&self) -> Value {
+        // The text was written from a value by serde_json: it reads back.
+        let mut v: Value = serde_json::from_str(&self.raw).unwrap_or(Value::Null);
+        with_seed(&mut v, self.run.seed);
+        v
     }
 
     pub fn seed(&self) -> u64 {
@@ -85,40 +97,24 @@ impl Scenario {
     /// (more transfers than allowed, a transfer's name taken): the error is returned and the
     /// scenario is left as it was. Anything else needs only the seed field.
     pub fn set_seed(&mut self, seed: u64) -> SimResult<()> {
-        if seed != self.run.seed && profiles::draws_from_seed(&self.raw) {
-            *self = Scenario::from_value_with_seed(self.raw.clone(), seed)?;
+        if seed != self.run.seed && self.draws {
+            *self = Scenario::from_value_with_seed(self.given(), seed)?;
         } else {
-            self.write_seed(seed);
+            self.run.seed = seed;
         }
         Ok(())
     }
 
     /// Parse `v` with its `run.seed` set to `seed` (a `run` table made if there is none).
     pub fn from_value_with_seed(mut v: Value, seed: u64) -> SimResult<Scenario> {
-        if let Some(root) = v.as_object_mut() {
-            let run = root.entry("run").or_insert_with(|| json!({}));
-            if let Some(run) = run.as_object_mut() {
-                run.insert("seed".into(), json!(seed));
-            }
-        }
+        with_seed(&mut v, seed);
         Scenario::from_value(v)
-    }
-
-    /// The seed in the parsed settings and in the text kept for `to_json`.
-    fn write_seed(&mut self, seed: u64) {
-        self.run.seed = seed;
-        if let Some(r) = self.raw.as_object_mut() {
-            let run = r.entry("run").or_insert_with(|| json!({}));
-            if let Some(o) = run.as_object_mut() {
-                o.insert("seed".into(), json!(seed));
-            }
-        }
     }
 
     /// Read a scenario section by section, each after those it names: the links join nodes, the
     /// applications run on nodes with the `[tcp]` settings under their own, and a filter rule
     /// may name an application.
-    pub fn from_value(v: Value) -> SimResult<Scenario> {
+    pub fn from_value(mut v: Value) -> SimResult<Scenario> {
         let root = table(&v, "scenario")?;
         keys_ok(root, "", schema::keys("", None))?;
         let run = run::parse(root)?;
@@ -129,17 +125,31 @@ impl Scenario {
         let app_names: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
         nodes.resolve_rules(&app_names)?;
         let output = output::parse(root)?;
-        let mut sc = Scenario {
+        let draws = profiles::draws_from_seed(&v);
+        // The seed is `run.seed`'s: two scenarios that differ by their seed alone keep the same
+        // text (and compare equal once given the same seed).
+        if let Some(run) = v.get_mut("run").and_then(Value::as_object_mut) {
+            run.remove("seed");
+        }
+        Ok(Scenario {
             run,
             nodes: nodes.list,
             links,
             apps,
             output,
-            raw: v,
-        };
-        let seed = sc.run.seed;
-        sc.write_seed(seed);
-        Ok(sc)
+            raw: serde_json::to_string(&v).unwrap_or_default().into(),
+            draws,
+        })
+    }
+}
+
+/// Set `run.seed` in a scenario's value (a `run` table made if there is none).
+fn with_seed(v: &mut Value, seed: u64) {
+    if let Some(root) = v.as_object_mut() {
+        let run = root.entry("run").or_insert_with(|| json!({}));
+        if let Some(run) = run.as_object_mut() {
+            run.insert("seed".into(), json!(seed));
+        }
     }
 }
 
