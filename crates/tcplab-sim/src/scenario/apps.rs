@@ -84,10 +84,10 @@ pub(super) fn parse(
     nodes: &Nodes,
     tcp_base: Option<&Value>,
 ) -> SimResult<Vec<AppCfg>> {
-    let mut apps = Vec::new();
     let generated = profiles::expand(root, run.seed)?;
     let entries = entries(root, &generated, run)?;
     let mut app_names: HashSet<String> = HashSet::with_capacity(entries.len());
+    let mut apps = Vec::with_capacity(entries.len());
     for (i, (p, a)) in entries.into_iter().enumerate() {
         apps.push(app(&a, &p, i, nodes, tcp_base, &mut app_names)?);
     }

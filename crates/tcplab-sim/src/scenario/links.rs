@@ -43,7 +43,6 @@ pub struct LinkCfg {
 
 /// The `[[links]]` between `nodes`: one after another, each name used once.
 pub(super) fn parse(root: &Map<String, Value>, nodes: &Nodes) -> SimResult<Vec<LinkCfg>> {
-    let mut links = Vec::new();
     let lv = root.get("links").ok_or_else(|| SimError::MissingField {
         field: "links".into(),
         allowed: "a list of [[links]] joining nodes a and b".into(),
@@ -52,6 +51,7 @@ pub(super) fn parse(root: &Map<String, Value>, nodes: &Nodes) -> SimResult<Vec<L
         .as_array()
         .ok_or_else(|| SimError::invalid("links", lv, "a list of [[links]] tables"))?;
     let mut link_names: HashSet<String> = HashSet::with_capacity(larr.len());
+    let mut links = Vec::with_capacity(larr.len());
     for (i, l) in larr.iter().enumerate() {
         links.push(link(l, &format!("links[{i}]"), nodes, &mut link_names)?);
     }

@@ -80,7 +80,6 @@ fn name_list(nodes: &[NodeCfg]) -> String {
 
 /// The `[[nodes]]`: at least two, at most 65535, each name used once.
 pub(super) fn parse(root: &Map<String, Value>) -> SimResult<Nodes> {
-    let mut nodes = Vec::new();
     let nv = root.get("nodes").ok_or_else(|| SimError::MissingField {
         field: "nodes".into(),
         allowed: "a list of [[nodes]] with name and kind (host or router)".into(),
@@ -91,6 +90,7 @@ pub(super) fn parse(root: &Map<String, Value>) -> SimResult<Nodes> {
     // Names are looked up through hash sets and maps, so that parsing stays linear in the size of
     // the scenario (a dumbbell of 10,000 pairs has 20,002 nodes and 20,001 links).
     let mut node_names: HashMap<String, usize> = HashMap::with_capacity(narr.len());
+    let mut nodes = Vec::with_capacity(narr.len());
     for (i, n) in narr.iter().enumerate() {
         let p = format!("nodes[{i}]");
         let m = table(n, &p)?;
