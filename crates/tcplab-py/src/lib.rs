@@ -248,7 +248,7 @@ fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, Py
         Column::F64(v) => ("<f8", le_bytes(py, v, f64::to_le_bytes)?.into_any()),
         Column::U64(v) => ("<u8", le_bytes(py, v, u64::to_le_bytes)?.into_any()),
         Column::I64(v) => ("<i8", le_bytes(py, v, i64::to_le_bytes)?.into_any()),
-        Column::Str(v) => ("str", PyList::new_bound(py, v).into_any()),
+        Column::Str(v) => ("str", PyList::new_bound(py, v.iter()).into_any()),
     };
     Ok(PyTuple::new_bound(
         py,

@@ -53,7 +53,7 @@ events = true
 
 fn strs(out: &SimOutput, table: &str, col: &str) -> Vec<String> {
     match out.table(table).and_then(|t| t.column(col)) {
-        Some(Column::Str(v)) => v.clone(),
+        Some(Column::Str(v)) => v.to_vec(),
         other => panic!("{table}.{col}: {other:?}"),
     }
 }

@@ -79,7 +79,7 @@ pub fn table(
         name: "app_series".into(),
         columns: vec![
             ("time_s".into(), Column::F64(time)),
-            ("app".into(), Column::Str(app)),
+            ("app".into(), Column::Str(app.into())),
             ("completed".into(), Column::U64(count)),
             ("mean_response_time_s".into(), Column::F64(mean)),
             ("max_response_time_s".into(), Column::F64(max)),

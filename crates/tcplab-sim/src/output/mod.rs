@@ -15,7 +15,7 @@ pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
     I64(Vec<i64>),
-    Str(Vec<String>),
+    Str(Strs),
 }
 
 impl Column {
@@ -29,6 +29,57 @@ impl Column {
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A column of text: every row's bytes in one buffer and where each row ends. A row costs its
+/// bytes and 8 more, where a `Vec<String>` costs 24 and an allocation of its own (the events of
+/// 10,000 flows: 210 MB of the run's 500).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Strs {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Strs {
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// Row `i` (None past the end).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.text[start..end])
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i).unwrap_or_default())
+    }
+    /// The rows as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Strs {
+    fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Self {
+        let mut out = Strs::default();
+        for r in rows {
+            out.push(r.as_ref());
+        }
+        out
+    }
+}
+
+impl From<Vec<String>> for Strs {
+    fn from(rows: Vec<String>) -> Self {
+        rows.into_iter().collect()
     }
 }
 

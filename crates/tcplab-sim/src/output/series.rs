@@ -221,7 +221,7 @@ impl DelayHistColumns {
 
     pub fn into_columns(self) -> Vec<(String, Column)> {
         vec![
-            ("link".into(), Column::Str(self.link)),
+            ("link".into(), Column::Str(self.link.into())),
             ("delay_lo_s".into(), Column::F64(self.lo)),
             ("delay_hi_s".into(), Column::F64(self.hi)),
             ("frames".into(), Column::U64(self.frames)),
@@ -279,7 +279,7 @@ impl SeriesColumns {
     pub fn into_columns(self) -> Vec<(String, Column)> {
         vec![
             ("time_s".into(), Column::F64(self.time)),
-            ("link".into(), Column::Str(self.link)),
+            ("link".into(), Column::Str(self.link.into())),
             ("frames_offered".into(), Column::U64(self.offered)),
             ("frames_sent".into(), Column::U64(self.sent)),
             ("bytes_on_wire".into(), Column::U64(self.bytes)),

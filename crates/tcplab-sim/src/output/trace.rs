@@ -3,7 +3,7 @@
 
 use crate::engine::time::SimTime;
 use crate::net::packet::Packet;
-use crate::output::{Column, Table};
+use crate::output::{Column, Strs, Table};
 
 /// The row limit of one table (`output.max_rows`): rows past it are counted, not kept, so a
 /// long run's memory stays bounded; the summary says what was left out.
@@ -52,9 +52,9 @@ pub struct EventLog {
     time: Vec<f64>,
     conn: Vec<u64>,
     end: Vec<u64>,
-    kind: Vec<String>,
+    kind: Strs,
     seq: Vec<u64>,
-    detail: Vec<String>,
+    detail: Strs,
 }
 
 impl EventLog {
@@ -71,9 +71,9 @@ impl EventLog {
         self.time.push(now.as_secs_f64());
         self.conn.push(conn as u64);
         self.end.push(end as u64);
-        self.kind.push(kind.to_string());
+        self.kind.push(kind);
         self.seq.push(seq);
-        self.detail.push(detail);
+        self.detail.push(&detail);
     }
     pub fn len(&self) -> usize {
         self.time.len()
@@ -81,8 +81,8 @@ impl EventLog {
     pub fn is_empty(&self) -> bool {
         self.time.is_empty()
     }
-    pub fn kinds(&self) -> &[String] {
-        &self.kind
+    pub fn kinds(&self) -> impl Iterator<Item = &str> + '_ {
+        self.kind.iter()
     }
     pub fn into_table(self) -> Table {
         Table {
@@ -199,8 +199,8 @@ impl ConnTrace {
 pub struct PacketLog {
     pub cap: Cap,
     time: Vec<f64>,
-    event: Vec<String>,
-    place: Vec<String>,
+    event: Strs,
+    place: Strs,
     conn: Vec<u64>,
     from_end: Vec<u64>,
     src: Vec<u64>,
@@ -212,7 +212,7 @@ pub struct PacketLog {
     wnd: Vec<u64>,
     tx_count: Vec<u64>,
     ip_bytes: Vec<u64>,
-    sack: Vec<String>,
+    sack: Strs,
     uid: Vec<u64>,
     syn_mss: Vec<u64>,
     wscale: Vec<i64>,
@@ -233,8 +233,8 @@ impl PacketLog {
             return;
         }
         self.time.push(now.as_secs_f64());
-        self.event.push(event.to_string());
-        self.place.push(place.to_string());
+        self.event.push(event);
+        self.place.push(place);
         self.conn.push(p.conn as u64);
         self.from_end.push(1 - p.to_end as u64);
         self.src.push(p.src as u64);
@@ -250,7 +250,7 @@ impl PacketLog {
             .sack_blocks()
             .map(|b| format!("{}-{}", b.start, b.end))
             .collect();
-        self.sack.push(s.join(" "));
+        self.sack.push(&s.join(" "));
         self.uid.push(p.uid);
         // The options as sent: MSS, window scale (-1: absent) and SACK-permitted on SYNs,
         // timestamps (-1: absent) on any segment.

@@ -172,7 +172,7 @@ pub fn u64s(t: &Table, c: &str) -> Vec<u64> {
 }
 pub fn strs(t: &Table, c: &str) -> Vec<String> {
     match t.column(c) {
-        Some(Column::Str(v)) => v.clone(),
+        Some(Column::Str(v)) => v.to_vec(),
         other => panic!("column {c}: {other:?}"),
     }
 }
