@@ -36,6 +36,9 @@ def validate(scenario_json: str) -> str:
 def validate_toml(scenario_toml: str) -> str:
     """Like `validate`, for TOML text."""
 
+def check_setup(scenario_json: str) -> None:
+    """Parse the scenario and set its simulation up without running it (errors as TcplabError)."""
+
 def describe(scenario_json: str) -> str:
     """The resolved scenario (profile defaults applied, data and ACK paths hop by hop), as JSON."""
 

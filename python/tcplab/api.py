@@ -244,6 +244,12 @@ class Scenario:
         """The scenario as JSON text (`normalized` as in `to_dict`)."""
         return json.dumps(self.to_dict(normalized=normalized), indent=2)
 
+    def check(self) -> None:
+        """Set the scenario's simulation up without running it, so that what parsing cannot see
+        is refused now: an application with no path between its nodes (links join hosts only
+        through routers), an MSS above a link's MTU on its path. Raises a `TcplabError`."""
+        _core.check_setup(self._json)
+
     def describe(self) -> dict[str, Any]:
         """The resolved scenario: each application's TCP settings after the profile is applied,
         and its data and ACK paths hop by hop (rate, delay, framing, queue, error model), in SI

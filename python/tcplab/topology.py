@@ -104,7 +104,7 @@ def _scenario(
     sc = Scenario.from_dict(data)
     if overrides:
         sc = sc.with_overrides(overrides)
-    sc.describe()  # the core's validation: a bad rate, delay or model is refused here
+    sc.check()  # set up by the core: a path through a host, or an MSS above an MTU, is refused
     return sc
 
 

@@ -395,6 +395,23 @@ fn validate_toml(py: Python<'_>, scenario_toml: &str) -> PyResult<String> {
     })
 }
 
+/// Check that a scenario (JSON text) can run: parsed, and its simulation set up (every
+/// application's paths, its MSS against each link's MTU, its plug-ins' parameters) without
+/// running it. What `validate` cannot see (a path through a host) is an error here.
+#[pyfunction]
+fn check_setup(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+    guarded_py(py, || {
+        let owned = scenario_json.to_owned();
+        py.allow_threads(|| {
+            guarded(|| {
+                let sc = Scenario::from_json_str(&owned)?;
+                tcplab_sim::sim::Sim::new(&sc).map(drop)
+            })
+        })
+        .map_err(|e| sim_error_to_py(py, &e))
+    })
+}
+
 /// The resolved scenario (profile defaults applied, data and ACK paths hop by hop) as JSON text.
 #[pyfunction]
 fn describe(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
@@ -810,6 +827,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(check_setup, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_many_flat, m)?)?;
