@@ -311,6 +311,20 @@ def test_unreachable_server_is_a_topology_error_at_run(tiny: Scenario) -> None:
     assert isinstance(info.value, errors.ScenarioError)
 
 
+def test_check_refuses_before_a_run_what_only_the_set_up_sees(tiny: Scenario) -> None:
+    # Valid field by field (Scenario accepted it), refused by the set-up: no path, and an MSS
+    # above the MTU of a link on the path; a scenario that can run passes and is not run.
+    island = _island(tiny)
+    with pytest.raises(errors.TopologyError, match="island"):
+        island.check()
+    link = tiny.to_dict()["links"][0]["name"]
+    small = tiny.with_overrides({f"links.{link}.mtu": 576, "tcp.mss": 1460})
+    with pytest.raises(errors.ScenarioError, match=r"tcp\.mss") as info:
+        small.check()
+    assert "MTU" in str(info.value)
+    assert tiny.check() is None
+
+
 def test_run_many_failure_does_not_stop_the_others(tiny: Scenario) -> None:
     out = _core.run_many([tiny._json, "{not json", tiny._json], 2)
     assert isinstance(out[1], errors.ParseError)

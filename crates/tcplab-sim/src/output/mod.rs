@@ -109,3 +109,25 @@ impl SimOutput {
         self.tables.iter().find(|t| t.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Strs;
+
+    #[test]
+    fn a_text_column_gives_back_each_row_as_pushed() {
+        let rows = ["retransmit", "", "dupacks=3 cwnd=2920", "é-ü", ""];
+        let mut s = Strs::default();
+        for r in rows {
+            s.push(r);
+        }
+        assert_eq!(s.len(), rows.len());
+        assert_eq!(s.iter().collect::<Vec<_>>(), rows);
+        assert_eq!(s.get(2), Some("dupacks=3 cwnd=2920"));
+        assert_eq!(s.get(5), None);
+        let owned: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+        assert_eq!(Strs::from(owned.clone()), s);
+        assert_eq!(s.to_vec(), owned);
+        assert!(Strs::default().is_empty() && Strs::default().get(0).is_none());
+    }
+}
