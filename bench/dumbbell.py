@@ -1,6 +1,7 @@
 """Dumbbell benchmark (issue 13): N sender/receiver pairs over one bottleneck, built in Python.
 
     python bench/dumbbell.py 1 100 1000 10000     # one process per N, one JSON line each
+    python bench/dumbbell.py --no-events 10000    # without the event log (output.events off)
 
 Topology: s_i -- r1 == r2 -- d_i. Access links 1 Gbit/s, 1 ms; the bottleneck 1 Gbit/s, 10 ms,
 a 1000-packet drop-tail queue. Every pair runs a bulk transfer of 500 kB (rfc profile, window
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_BIN = ROOT / "target" / "release" / "examples" / "bench"
 
 
-def dumbbell(n: int) -> dict[str, Any]:
+def dumbbell(n: int, events: bool = True) -> dict[str, Any]:
     per_flow = 500_000
     nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
     links: list[dict[str, Any]] = [
@@ -64,15 +65,15 @@ def dumbbell(n: int) -> dict[str, Any]:
         "nodes": nodes,
         "links": links,
         "apps": apps,
-        "output": {"trace": False},
+        "output": {"trace": False, "events": events},
     }
 
 
-def figure(n: int) -> dict[str, Any]:
+def figure(n: int, events: bool = True) -> dict[str, Any]:
     import tcplab
 
     t0 = time.perf_counter()
-    data = dumbbell(n)
+    data = dumbbell(n, events)
     build = time.perf_counter() - t0
     t0 = time.perf_counter()
     sc = tcplab.Scenario.from_dict(data)
@@ -103,7 +104,7 @@ def figure(n: int) -> dict[str, Any]:
         "apps_completed": r["apps_completed"],
         "setup_peak_rss_mb": r["setup_peak_rss_mb"],
         "peak_rss_mb": r["peak_rss_mb"],
-        "command": f"python bench/dumbbell.py {n}",
+        "command": f"python bench/dumbbell.py {'' if events else '--no-events '}{n}",
     }
 
 
@@ -117,9 +118,16 @@ def build_bench() -> None:
 
 
 def main(argv: list[str]) -> int:
+    events = "--no-events" not in argv
+    sizes = [a for a in argv if a != "--no-events"]
+    bad = [a for a in sizes if not a.isdigit() or not 1 <= int(a) <= 100_000]
+    if bad:
+        print(f"error: pairs {bad[0]!r}: a whole number from 1 to 100000 (or --no-events)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     build_bench()
-    for a in argv or ["1", "100", "1000"]:
-        print(json.dumps(figure(int(a))), flush=True)
+    for a in sizes or ["1", "100", "1000"]:
+        print(json.dumps(figure(int(a), events)), flush=True)
     return 0
 
 
