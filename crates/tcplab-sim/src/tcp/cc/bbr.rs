@@ -22,9 +22,11 @@
 //! cumulative ACK passes what was outstanding at the timeout. ssthresh is not used, and neither
 //! is PRR (Linux likewise skips PRR for algorithms with their own `cong_control`).
 //!
-//! Pacing: real, through the sender's pacing hook (`pacing_rate`): a segment leaves no earlier
-//! than the previous one plus its size (payload + 40 header bytes) at the pacing rate. The fast
-//! retransmission and the RTO retransmission are sent at once, unpaced.
+//! Pacing: real, through the sender's pacing hook (`pacing_rate`): the segments of one send
+//! quantum (`send_quantum`: one segment below 1.2 Mbit/s, two below 24 Mbit/s, then a
+//! millisecond's worth up to 64 kB; Linux sends them as one TSO packet) leave together, and the
+//! next quantum no earlier than their size (payload + 40 header bytes each) at the pacing rate.
+//! The fast retransmission and the RTO retransmission are sent at once, unpaced.
 //!
 //! Deliberate deviations: the initial ProbeBW phase is fixed (`initial_cycle_index`, default 2,
 //! a 1.0 phase) instead of random, so runs stay deterministic; idle restart and the app-limited
@@ -490,6 +492,10 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         (self.cfg.pacing && self.pacing_rate > 0.0).then_some(self.pacing_rate)
+    }
+
+    fn send_quantum(&self, st: &CcState) -> u64 {
+        self.send_quantum.max(st.mss)
     }
 }
 

@@ -436,6 +436,14 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         None
     }
+
+    /// With pacing, the bytes one pacing slot releases at once (BBR's send quantum,
+    /// draft-cardwell-iccrg-bbr-congestion-control section 4.2.2.3; Linux's TSO packet of
+    /// `tcp_tso_autosize` with `bbr_min_tso_segs`): the segments of a slot leave together and
+    /// the next slot waits their size at the pacing rate. Default: one segment.
+    fn send_quantum(&self, st: &CcState) -> u64 {
+        st.mss
+    }
 }
 
 /// RFC 5681 window growth: slow start below ssthresh (bytes left over when cwnd reaches it go to

@@ -256,8 +256,10 @@ pub struct Endpoint {
     prr_dup: u64,
     /// Delivery-rate estimation.
     rs: RateState,
-    /// Pacing: the earliest time the next segment may leave.
+    /// Pacing: the earliest time the next segment may leave, but for the rest of the current
+    /// slot's send quantum: when the slot opened and how many more segments it lets go then.
     next_send_at: SimTime,
+    pace_slot: (SimTime, u32),
     /// When data was last sent (Linux's `lsndtime`): the connection's start, then every data
     /// segment. `slow_start_after_idle` measures idleness from it.
     last_data_tx: SimTime,
@@ -491,6 +493,7 @@ impl Endpoint {
             prr_dup: 0,
             rs: RateState::default(),
             next_send_at: SimTime::ZERO,
+            pace_slot: (SimTime::ZERO, 0),
             last_data_tx: SimTime::ZERO,
             ack_rtt: None,
             limited_transmit_room: 0,

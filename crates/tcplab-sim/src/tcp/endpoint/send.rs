@@ -557,8 +557,15 @@ impl Endpoint {
             return;
         }
         if let Some(rate) = self.cc.pacing_rate(&self.ccs) {
-            // The next segment leaves no earlier than this one's size (payload and 40 bytes of
-            // headers) at the pacing rate.
+            // A slot opens when the pacing time has come: its send quantum leaves now, one
+            // segment after another, and the next slot waits their size (payload and 40 bytes
+            // of headers each) at the pacing rate.
+            if ctx.now >= self.next_send_at {
+                let segs = self.cc.send_quantum(&self.ccs) / self.ccs.mss.max(1);
+                self.pace_slot = (ctx.now, segs.clamp(1, u64::from(u32::MAX)) as u32 - 1);
+            } else if self.pace_slot.0 == ctx.now {
+                self.pace_slot.1 = self.pace_slot.1.saturating_sub(1);
+            }
             let gap = Dur::from_secs_f64((len as f64 + 40.0) / rate.max(1.0));
             self.next_send_at = self.next_send_at.max(ctx.now) + gap;
         }
@@ -570,6 +577,7 @@ impl Endpoint {
         if ctx.now >= self.next_send_at
             || !self.cc_rules.paces
             || self.cc.pacing_rate(&self.ccs).is_none()
+            || (self.pace_slot.0 == ctx.now && self.pace_slot.1 > 0)
         {
             return false;
         }
