@@ -474,7 +474,6 @@ impl Endpoint {
                 && !cfg.cwnd_validation
                 && !cfg.grow_by_delivered
                 && !ns2.sack1
-                && !ns2.window_rules
                 && !cc_rules.hears_sends
                 && !cc_rules.paces,
             cc,

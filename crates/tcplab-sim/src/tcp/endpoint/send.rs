@@ -117,7 +117,7 @@ impl Endpoint {
         // (100 MB bulk: 1,755 -> 1,732 instructions per data segment).
         let all_acked = self.snd_max > self.app_written && !self.app_closed;
         let nothing = if all_acked {
-            !self.in_recovery && !self.ns2.window_rules && self.sb.next_lost().is_none()
+            !self.in_recovery && !self.ns2.sack1 && self.sb.next_lost().is_none()
         } else {
             self.nothing_to_send()
         };
@@ -318,7 +318,7 @@ impl Endpoint {
     fn nothing_to_send(&self) -> bool {
         let end = self.data_end();
         !self.in_recovery
-            && !self.ns2.window_rules
+            && !self.ns2.sack1
             && (self.snd_max >= end || self.fin_sent)
             && !(self.app_closed
                 && !self.fin_sent
