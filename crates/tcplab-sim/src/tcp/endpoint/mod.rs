@@ -214,8 +214,8 @@ pub struct Endpoint {
     /// One flag for the two, tested on every segment a receiver gets.
     quiet_acks: bool,
     /// A receiver whose next data segment in order needs none of the general path's options:
-    /// `quiet_acks`, delayed ACKs, no autotuning, an application that reads at once, and for
-    /// its idle send pass no cwnd validation and none of ns-2's window rules (`plain_data`).
+    /// `quiet_acks`, no autotuning, an application that reads at once, and for its idle send
+    /// pass no cwnd validation and no ns-2 Sack1 pipe (`plain_data`; its ACK delayed or not).
     plain_rx: bool,
     /// A sender whose ACKs of new data need none of the plug-ins' per-ACK work: Reno's window
     /// growth in line, no delivery-rate sample, no per-ACK hook, no plug-in timers, no cwnd
@@ -461,11 +461,10 @@ impl Endpoint {
             plain_rx: shortcuts
                 && !rec.time_based()
                 && !cc_rules.hears_every_ack
-                && cfg.delayed_ack
                 && tune.is_none()
                 && cfg.rcv_read_rate.is_none()
                 && !cfg.cwnd_validation
-                && !ns2.window_rules,
+                && !ns2.sack1,
             plain_acks: shortcuts
                 && !rec.time_based()
                 && !cc_rules.hears_every_ack

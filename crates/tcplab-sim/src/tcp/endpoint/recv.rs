@@ -80,9 +80,14 @@ impl Endpoint {
         self.delivered += p.len as u64;
         self.stats.bytes_delivered += p.len as u64;
         self.last_delivery = ctx.now;
-        self.delay_ack(ctx);
+        // The ACK: delayed, or at once without delayed ACK (ns-2's TCPSink).
+        if self.cfg.delayed_ack {
+            self.delay_ack(ctx);
+        } else {
+            self.send_ack(ctx);
+        }
         // `try_send`, whose `idle_pass` finds nothing in flight, no plug-in timers, no cwnd
-        // validation, recovery or ns-2 window rules, and the endpoint not aborted: with the
+        // validation, recovery or ns-2 Sack1 pipe, and the endpoint not aborted: with the
         // application's side open and everything written acknowledged, nothing to send and
         // no mark to make without rate samples.
         debug_assert!(self.snd_max == self.snd_una && !self.aborted && !self.in_recovery);
