@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import tomllib
 from pathlib import Path
@@ -11,6 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pytest
+
+# A shell that starts a job in the background without job control (`cmd &` in a script, nohup)
+# starts it with SIGINT ignored, and an ignored signal stays ignored in every process it
+# starts: the tests of Ctrl-C would see runs that cannot be interrupted. A handler, unlike an
+# ignored signal, goes back to the default at exec, so the processes the tests start get
+# SIGINT as a terminal would send it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if TYPE_CHECKING:
     from tcplab import Result
