@@ -3,7 +3,7 @@
 //! cwnd and ssthresh asserted as `tcp_info` reports them (segments).
 
 mod common;
-use common::info;
+use common::{info, inject_ack};
 use serde_json::{json, Value};
 use tcplab_sim::engine::time::SimTime;
 use tcplab_sim::sim::step::{Inbound, Stepper, TcpOption};
@@ -15,23 +15,7 @@ const INFINITE: u64 = 0x7fff_ffff;
 
 fn ack(s: &mut Stepper, at_us: u64, ack: u64, sack: &[(u64, u64)]) {
     s.advance(SimTime(at_us * 1_000)).unwrap();
-    let mut options = vec![];
-    if !sack.is_empty() {
-        options = vec![
-            TcpOption::Nop,
-            TcpOption::Nop,
-            TcpOption::Sack(sack.to_vec()),
-        ];
-    }
-    let seg = Inbound {
-        flags: ".".into(),
-        seq: 1,
-        ack,
-        win: 1000,
-        len: 0,
-        options,
-    };
-    s.inject(&seg).unwrap();
+    inject_ack(s, ack, sack.to_vec());
 }
 
 /// A passive open with MSS 1000, no timestamps, SACK if `sack`, and `rtt_ms` to the peer's ACK.

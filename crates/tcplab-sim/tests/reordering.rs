@@ -6,7 +6,7 @@
 //! (`old_ack_sack`). Each is checked against the same run with its rule switched off.
 
 mod common;
-use common::info;
+use common::{info, inject_ack};
 use serde_json::{json, Value};
 use tcplab_sim::engine::time::SimTime;
 use tcplab_sim::sim::step::{Inbound, Stepper, TcpOption};
@@ -26,23 +26,11 @@ fn stepper(extra: Value) -> Stepper {
 /// An ACK from the peer at the current time with SACK blocks `sack` (in segments: block
 /// (a, b) covers segments a..b, segment k being bytes k*MSS+1 .. (k+1)*MSS+1).
 fn ack(s: &mut Stepper, ack: u64, sack: &[(u64, u64)]) {
-    let mut options = Vec::new();
-    if !sack.is_empty() {
-        let blocks = sack
-            .iter()
-            .map(|&(a, b)| (a * MSS + 1, b * MSS + 1))
-            .collect();
-        options = vec![TcpOption::Nop, TcpOption::Nop, TcpOption::Sack(blocks)];
-    }
-    let seg = Inbound {
-        flags: ".".into(),
-        seq: 1,
-        ack,
-        win: 1000,
-        len: 0,
-        options,
-    };
-    s.inject(&seg).unwrap();
+    let blocks = sack
+        .iter()
+        .map(|&(a, b)| (a * MSS + 1, b * MSS + 1))
+        .collect();
+    inject_ack(s, ack, blocks);
 }
 
 /// A passive open with a round trip of `rtt_ms` (the SYN at 0, the peer's ACK at `rtt_ms`),

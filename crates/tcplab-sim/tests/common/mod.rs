@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use tcplab_sim::sim::step::Stepper;
+use tcplab_sim::sim::step::{Inbound, Stepper, TcpOption};
 use tcplab_sim::{run, Column, Scenario, SimOutput, Table};
 
 /// The paper's chain (server - cloud - client), 10 Mbit/s Ethernet, 20 ms in the cloud hop, with
@@ -279,4 +279,23 @@ pub fn info(s: &Stepper, k: &str) -> u64 {
         .find(|(n, _)| *n == k)
         .unwrap_or_else(|| panic!("{k} absent"))
         .1
+}
+
+/// A pure ACK from the peer (seq 1, window 1000, no timestamps) at the stepper's current time,
+/// with SACK blocks `sack` in sequence numbers (none: no option).
+pub fn inject_ack(s: &mut Stepper, ack: u64, sack: Vec<(u64, u64)>) {
+    let options = if sack.is_empty() {
+        vec![]
+    } else {
+        vec![TcpOption::Nop, TcpOption::Nop, TcpOption::Sack(sack)]
+    };
+    let seg = Inbound {
+        flags: ".".into(),
+        seq: 1,
+        ack,
+        win: 1000,
+        len: 0,
+        options,
+    };
+    s.inject(&seg).unwrap();
 }
