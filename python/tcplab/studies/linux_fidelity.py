@@ -470,11 +470,15 @@ class LinuxFidelity(Study):
                                             "to compare with this machine's kernel",
                                "hypothesis"))  # fmt: skip
         else:
-            bad = [c for c in judged if abs(c["ratio"] - 1) > 0.05]
-            detail = f"within 5 % in {len(judged) - len(bad)} of {len(judged)} cells"
+            # Over the testbed's own seeds (the same loss draws on both sides): a kept report
+            # may hold fewer kernel seeds than the simulator ran.
+            bad = [c for c in judged if abs(c["paired_ratio"] - 1) > 0.05]
+            detail = (f"simulator / kernel over the kernel's seeds within 5 % in "
+                      f"{len(judged) - len(bad)} of {len(judged)} cells")  # fmt: skip
             if bad:
                 detail += "; outside: " + ", ".join(
-                    f"{_key(c['path'], c['cc'], c['pdrop'], c['direction'])} {c['ratio']:.3f}"
+                    f"{_key(c['path'], c['cc'], c['pdrop'], c['direction'])} "
+                    f"{c['paired_ratio']:.3f} ({c['paired_n']} seeds)"
                     for c in bad
                 )
             out.append(Finding(claim, not bad, detail + ".", "hypothesis",
@@ -502,11 +506,11 @@ def _fig_ratio(cells: list[dict[str, Any]]) -> Figure:
     shown = [c for c in cells if c["testbed_n"]]
     x = np.arange(len(shown))
     colours = [PALETTE[CCS.index(c["cc"]) % len(PALETTE)] for c in shown]
-    ax.bar(x, [c["ratio"] for c in shown], color=colours)
+    ax.bar(x, [c["paired_ratio"] for c in shown], color=colours)
     ax.axhspan(0.95, 1.05, color="grey", alpha=0.2, linewidth=0)
     ax.set_xticks(x, [_key(c["path"], c["cc"], c["pdrop"], c["direction"]) for c in shown],
                   rotation=70, fontsize=6)  # fmt: skip
-    ax.set_ylabel("simulator / testbed")
+    ax.set_ylabel("simulator / testbed (the testbed's seeds)")
     return fig
 
 
