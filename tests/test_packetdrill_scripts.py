@@ -70,7 +70,10 @@ RULES = [
         31,
         "assertion",
     ),
-    ("close/close-data-acked-then-eof.pkt", {"tcp.quick_acks": 0}, 17, "timing"),
+    # Without quick ACKs each segment still raises the autotuned receiver's rcv_ssthresh,
+    # which asks for an ACK at once (tcp_grow_window): the same steps. (Quick ACKs alone:
+    # crates/tcplab-sim/tests/linux.rs, with a fixed buffer.)
+    ("close/close-data-acked-then-eof.pkt", {"tcp.quick_acks": 0}, None, None),
     ("timestamps/ts-negotiated.pkt", {"tcp.timestamps": False}, 11, "mismatch"),
     ("sack/sack-reordering-measured.pkt", {"tcp.max_reordering": 0}, 25, "assertion"),
     # RFC 8985's timer: the bare 12.5 ms window, 2.5 ms early for the script's tolerance.
@@ -95,6 +98,9 @@ RULES = [
 def test_a_script_fails_when_its_rule_is_switched_off(name, rule, line, kind):
     outcome = packetdrill.run_file(SCRIPTS / name, overrides=rule)
     f = outcome.failure
+    if line is None:  # the script passes: another rule gives the same steps
+        assert f is None, "\n".join(f.lines(name))
+        return
     assert f is not None, f"{name} passed with {rule}"
     assert (f.line, f.kind) == (line, kind), "\n".join(f.lines(name))
 

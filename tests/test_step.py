@@ -32,7 +32,7 @@ def opened(**tcp: object) -> tuple[Connection, Segment]:
 def test_handshake_step_by_step() -> None:
     c, synack = opened()
     assert str(synack) == (
-        "0.000000 > S. 0:0(0) ack 1 win 65535 <mss 1460,sackOK,TS val 1 ecr 100,nop,wscale 7>"
+        "0.000000 > S. 0:0(0) ack 1 win 65160 <mss 1460,sackOK,TS val 1 ecr 100,nop,wscale 7>"
     )
     assert c.state == "ESTABLISHED"
     info = c.tcp_info()
@@ -152,7 +152,7 @@ def test_close_with_data_unread_resets_and_a_later_segment_meets_a_rst() -> None
     c.advance(0.5)
     c.close()
     assert [str(s) for s in c.sent()] == [
-        "0.500000 > R. 1:1(0) ack 501 win 1020 <nop,nop,TS val 500001 ecr 111>"
+        "0.500000 > R. 1:1(0) ack 501 win 531 <nop,nop,TS val 500001 ecr 111>"
     ]
     assert c.state == "CLOSED"
     c.advance(0.6)

@@ -13,7 +13,7 @@ names and units::
     >>> syn_options = [("mss", 1460), ("sackOK",), ("nop",), ("wscale", 7)]
     >>> c.inject("S", seq=0, win=65535, options=syn_options)
     >>> print(c.sent()[0])
-    0.000000 > S. 0:0(0) ack 1 win 65535 <mss 1460,nop,nop,sackOK,nop,wscale 7>
+    0.000000 > S. 0:0(0) ack 1 win 64240 <mss 1460,nop,nop,sackOK,nop,wscale 7>
     >>> c.advance(0.010)                     # one 10 ms round trip later, the peer's ACK
     >>> c.inject(".", seq=1, ack=1, win=512)
     >>> c.accept()

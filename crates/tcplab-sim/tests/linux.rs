@@ -129,10 +129,18 @@ fn linux_download(tcp: &str, size: u64, output: &str) -> SimOutput {
 #[test]
 fn quick_acks_acknowledge_each_of_the_first_segments() {
     // The first 16 data segments: 16 ACKs in quick-ACK mode (tcp_incr_quickack), 8 with an
-    // ACK every second segment.
+    // ACK every second segment. Without quick-ACK mode an autotuned receiver still ACKs each:
+    // every segment raises its rcv_ssthresh, from the SYN's 45 segments towards the buffer's
+    // 90, and each rise asks for an ACK at once (tcp_grow_window); a fixed buffer does not.
     let quick = linux_download("", 100_000, "packets = true");
-    let delayed = linux_download("quick_acks = 0", 100_000, "packets = true");
+    let ramp = linux_download("quick_acks = 0", 100_000, "packets = true");
+    let delayed = linux_download(
+        "quick_acks = 0\nrcv_buf_max = 131072",
+        100_000,
+        "packets = true",
+    );
     assert_eq!(early_acks(&quick, 16 * SEG), 16);
+    assert_eq!(early_acks(&ramp, 16 * SEG), 16);
     assert_eq!(early_acks(&delayed, 16 * SEG), 8);
 }
 
@@ -501,4 +509,26 @@ fn prr_sends_the_fast_retransmit_alone_at_recovery_entry_in_linux_three_segments
             vec![]
         ]
     );
+}
+
+#[test]
+fn a_sacked_segment_is_a_duplicate_ack_whatever_window_the_linux_receiver_offers() {
+    // Segment 100 is lost. Each later segment reaches the autotuned receiver out of order and
+    // raises its rcv_ssthresh (tcp_grow_window, SACK flows), so every ACK that SACKs it offers
+    // a larger window. Linux counts the SACKed segments (tcp_dupack_heuristics): the third
+    // starts a fast retransmit. RFC 5681's definition wants the same window: no duplicate ACK
+    // ever counts, and only the timeout repairs the loss.
+    let run = |extra: &str| {
+        let tcp = format!(
+            "profile = \"linux\"\ntimestamps = false\ncongestion_control = \"reno\"\nloss_recovery = \"dupack\"\n{extra}"
+        );
+        let out = run_toml(&direct(&tcp, "", 400 * MSS, &drops(&[(100, 1)]), "", "events = true"));
+        let ev = events(&out);
+        let count = |k: &str| ev.iter().filter(|e| e.kind == k).count();
+        (count("fast_retransmit"), count("rto"))
+    };
+    assert_eq!(run(""), (1, 0));
+    assert_eq!(run("sack_dupack_any_window = false"), (0, 1));
+    // With a fixed receive buffer the window stays put and both definitions agree.
+    assert_eq!(run("rcv_buf_max = 131072\nsack_dupack_any_window = false"), (1, 0));
 }

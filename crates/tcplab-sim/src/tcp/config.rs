@@ -169,6 +169,11 @@ pub struct TcpConfig {
     /// `tcp_ack` at `old_ack`: `tcp_sacktag_write_queue`, `tcp_fastretrans_alert`,
     /// `tcp_xmit_recovery`). Off: an old ACK is ignored (RFC 9293 section 3.10.7.4).
     pub old_ack_sack: bool,
+    /// With SACK, an ACK at SND.UNA that SACKs new data counts as a duplicate ACK even when it
+    /// offers another window (Linux counts SACKed segments, `tcp_dupack_heuristics`; its own
+    /// receiver's window grows with every segment, out-of-order ones included, while
+    /// `rcv_ssthresh` ramps up). Off: RFC 5681's definition, the same window required.
+    pub sack_dupack_any_window: bool,
     /// TLP's retransmission probe is the highest segment sent even when that is a FIN of its
     /// own (Linux's `tcp_send_loss_probe` resends the tail of the retransmission queue; RFC 8985
     /// section 7.3's highest-sequence segment). Off: the last segment that carries data (the
@@ -448,6 +453,9 @@ impl Fields for TcpConfig {
             .example("true");
         v.flag("old_ack_sack", &mut self.old_ack_sack)
             .doc("An ACK below SND.UNA still has its SACK blocks applied, loss detection run and what the window allows sent (Linux); off: ignored.")
+            .example("true");
+        v.flag("sack_dupack_any_window", &mut self.sack_dupack_any_window)
+            .doc("With SACK, an ACK that SACKs new data is a duplicate ACK whatever window it offers (Linux); off: RFC 5681's definition, the same window required.")
             .example("true");
         v.flag("tlp_probes_fin", &mut self.tlp_probes_fin)
             .doc("TLP's retransmission probe is the highest segment sent even when it is a FIN alone (Linux); off: the last segment with data.")

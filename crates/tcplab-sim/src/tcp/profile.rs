@@ -224,6 +224,7 @@ fn rfc() -> TcpConfig {
         fin_with_data: false,
         // RFC 9293 3.10.7.4: an ACK below SND.UNA is ignored.
         old_ack_sack: false,
+        sack_dupack_any_window: false,
         // RFC 8985 section 7.3 probes with the highest-sequence segment; the reference senders
         // here send the FIN alone and probe with their last data.
         tlp_probes_fin: false,
@@ -370,6 +371,9 @@ fn linux() -> TcpConfig {
         // tcp_ack (tcp_input.c), old_ack: tcp_sacktag_write_queue, tcp_fastretrans_alert and
         // tcp_xmit_recovery for an ACK below snd_una that carries SACK blocks.
         old_ack_sack: true,
+        // tcp_ack -> tcp_fastretrans_alert: a SACK flow counts SACKed segments
+        // (tcp_dupack_heuristics), whatever window the ACK offers (net/ipv4/tcp_input.c).
+        sack_dupack_any_window: true,
         // tcp_send_loss_probe (net/ipv4/tcp_output.c): the retransmission queue's last skb.
         tlp_probes_fin: true,
         // tcp_ack returns SKB_DROP_REASON_TCP_ACK_UNSENT_DATA and tcp_rcv_established drops

@@ -107,7 +107,8 @@ impl Endpoint {
         } else if p.len == 0
             && !p.is(SYN)
             && !p.is(FIN)
-            && self.snd_wnd == old_wnd
+            && (self.snd_wnd == old_wnd
+                || (self.cfg.sack_dupack_any_window && self.sack_ok && newly_sacked > 0))
             && self.snd_max > self.snd_una
         {
             dupack = true;

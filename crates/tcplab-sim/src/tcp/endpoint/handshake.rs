@@ -95,6 +95,11 @@ impl Endpoint {
         self.eff_mss = mss - if self.ts_ok { 12 } else { 0 };
         self.ccs.mss = self.eff_mss;
         self.ccs.cwnd = self.cfg.initial_cwnd as u64 * self.eff_mss;
+        if let Some(t) = self.tune.as_deref_mut() {
+            // Autotuned: the window offered starts at rcv_ssthresh and ramps up from there.
+            let first = t.open(self.eff_mss);
+            self.rcv_adv = self.rcv_adv.min(self.rcv_nxt + first);
+        }
         self.snd_wnd = (p.wnd as u64).min(65_535);
         self.max_snd_wnd = self.snd_wnd;
         let buf = self.cfg.rcv_buf;

@@ -198,6 +198,18 @@ impl Endpoint {
                 / (2 * self.eff_mss.max(1))) as u32;
             self.quick_acks_left = by_window.max(2).min(self.cfg.quick_acks);
         }
+        if new > 0 && self.tune.is_some() {
+            // tcp_event_data_recv -> tcp_grow_window: a rise of rcv_ssthresh asks for an
+            // immediate ACK (icsk_ack.quick |= 1).
+            let free = self.rcv_free(ctx.now);
+            if self
+                .tune
+                .as_deref_mut()
+                .is_some_and(|t| t.grow_window(p.len as u64, free))
+            {
+                self.quick_acks_left |= 1;
+            }
+        }
         // ACK policy: at once when a gap was filled, for a FIN, in quick-ACK mode or without
         // delayed ACK; otherwise every `delack_segments` segments or after `delack_max` (RFC
         // 1122, 5681).
@@ -252,10 +264,17 @@ impl Endpoint {
             return None;
         }
         end = end.min(right);
+        let queue_empty = self.tune.is_some() && self.unread_now(ctx.now) == 0.0;
         if let Some(t) = self.tune.as_deref_mut() {
             // tcp_rcv_rtt_measure_ts: an RTT sample from the echoed timestamp.
             let ecr = (self.ts_ok && p.has_ts && p.ts_ecr > 0).then(|| p.ts_ecr - 1);
-            t.on_timestamp(ctx.now.0 / 1_000, ecr, p.len as u64, self.eff_mss);
+            t.on_timestamp(
+                ctx.now.0 / 1_000,
+                ecr,
+                p.len as u64,
+                self.eff_mss,
+                queue_empty,
+            );
         }
         if start < self.rcv_nxt {
             start = self.rcv_nxt;
@@ -266,6 +285,19 @@ impl Endpoint {
             if end > start {
                 self.insert_ooo(start, end);
                 self.last_ooo = Some((start, end));
+                if self.tune.is_some() {
+                    // tcp_data_queue_ofo: with SACK, rcv_ssthresh grows on out-of-order data
+                    // too (tcp_grow_window; the ACK goes out at once anyway), and
+                    // tcp_rcvbuf_grow makes room for what waits.
+                    let (span, free, sack) =
+                        (self.ooo_span(), self.rcv_free(ctx.now), self.sack_ok);
+                    if let Some(t) = self.tune.as_deref_mut() {
+                        if sack {
+                            t.grow_window(p.len as u64, free);
+                        }
+                        t.on_out_of_order(span);
+                    }
+                }
             }
             self.send_ack(ctx);
             return None;
@@ -322,9 +354,9 @@ impl Endpoint {
         }
         if self.tune.is_some() {
             // tcp_recvmsg -> tcp_rcv_space_adjust, as the application takes the data.
-            let consumed = self.consumed(ctx.now);
+            let (consumed, ooo) = (self.consumed(ctx.now), self.ooo_span());
             if let Some(t) = self.tune.as_deref_mut() {
-                t.on_consumed(ctx.now, consumed);
+                t.on_consumed(ctx.now, consumed, ooo);
             }
         }
     }
@@ -349,17 +381,34 @@ impl Endpoint {
         self.tune.as_deref().map_or(self.cfg.rcv_buf, |t| t.clamp)
     }
 
+    /// The receive buffer not taken by unread data (Linux's `tcp_space`).
+    fn rcv_free(&self, now: SimTime) -> u64 {
+        let buf = self.rcv_window_max();
+        match self.cfg.rcv_read_rate {
+            // The application reads at once: nothing unread, the whole buffer is free (the
+            // float expression below gives exactly this for every buffer below 2^53).
+            None if buf < 1 << 53 => buf,
+            _ => (buf as f64 - self.unread_now(now)).max(0.0) as u64,
+        }
+    }
+
+    /// What waits out of order beyond RCV.NXT (to the end of the last range; 0 if nothing).
+    fn ooo_span(&self) -> u64 {
+        self.ooo
+            .last()
+            .map_or(0, |r| r.1.saturating_sub(self.rcv_nxt))
+    }
+
     /// The window to advertise: free receive buffer, with receiver-side silly-window avoidance
     /// (RFC 1122 4.2.3.3: the right edge only moves by at least min(buffer/2, MSS)) and never
     /// shrinking the right edge already offered.
     pub(super) fn advertise_window(&mut self, now: SimTime) -> u64 {
         let buf = self.rcv_window_max();
-        let free = match self.cfg.rcv_read_rate {
-            // The application reads at once: nothing unread, the whole buffer is free (the
-            // float expression below gives exactly this for every buffer below 2^53).
-            None if buf < 1 << 53 => buf,
-            _ => (buf as f64 - self.unread_now(now)).max(0.0) as u64,
-        };
+        let mut free = self.rcv_free(now);
+        if let Some(t) = self.tune.as_deref() {
+            // __tcp_select_window: no more than rcv_ssthresh.
+            free = free.min(t.rcv_ssthresh);
+        }
         let edge = self.rcv_nxt + free;
         let step = (buf / 2).min(self.eff_mss.max(1));
         if edge >= self.rcv_adv + step || self.rcv_adv < self.rcv_nxt {
