@@ -522,7 +522,14 @@ fn a_sacked_segment_is_a_duplicate_ack_whatever_window_the_linux_receiver_offers
         let tcp = format!(
             "profile = \"linux\"\ntimestamps = false\ncongestion_control = \"reno\"\nloss_recovery = \"dupack\"\n{extra}"
         );
-        let out = run_toml(&direct(&tcp, "", 400 * MSS, &drops(&[(100, 1)]), "", "events = true"));
+        let out = run_toml(&direct(
+            &tcp,
+            "",
+            400 * MSS,
+            &drops(&[(100, 1)]),
+            "",
+            "events = true",
+        ));
         let ev = events(&out);
         let count = |k: &str| ev.iter().filter(|e| e.kind == k).count();
         (count("fast_retransmit"), count("rto"))
@@ -530,5 +537,8 @@ fn a_sacked_segment_is_a_duplicate_ack_whatever_window_the_linux_receiver_offers
     assert_eq!(run(""), (1, 0));
     assert_eq!(run("sack_dupack_any_window = false"), (0, 1));
     // With a fixed receive buffer the window stays put and both definitions agree.
-    assert_eq!(run("rcv_buf_max = 131072\nsack_dupack_any_window = false"), (1, 0));
+    assert_eq!(
+        run("rcv_buf_max = 131072\nsack_dupack_any_window = false"),
+        (1, 0)
+    );
 }

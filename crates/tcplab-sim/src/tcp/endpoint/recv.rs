@@ -399,9 +399,10 @@ impl Endpoint {
             .map_or(0, |r| r.1.saturating_sub(self.rcv_nxt))
     }
 
-    /// The window to advertise: free receive buffer, with receiver-side silly-window avoidance
-    /// (RFC 1122 4.2.3.3: the right edge only moves by at least min(buffer/2, MSS)) and never
-    /// shrinking the right edge already offered.
+    /// The window to advertise: free receive buffer (when autotuned, no more than
+    /// `rcv_ssthresh`), with receiver-side silly-window avoidance (RFC 1122 4.2.3.3: the right
+    /// edge only moves by at least min(buffer/2, MSS)) and never shrinking the right edge
+    /// already offered.
     pub(super) fn advertise_window(&mut self, now: SimTime) -> u64 {
         let buf = self.rcv_window_max();
         let mut free = self.rcv_free(now);
