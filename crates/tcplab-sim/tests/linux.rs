@@ -121,6 +121,9 @@ fn early_acks(out: &SimOutput, upto: u64) -> usize {
         .count()
 }
 
+/// The linux profile without timestamps: 1460-byte segments, as `drops` counts them.
+const LINUX_NO_TS: &str = "profile = \"linux\"\ntimestamps = false";
+
 fn linux_download(tcp: &str, size: u64, output: &str) -> SimOutput {
     let tcp = format!("profile = \"linux\"\n{tcp}");
     run_toml(&direct(&tcp, "", size, NONE, "", output))
@@ -170,19 +173,14 @@ fn a_timeout_inside_fast_recovery_keeps_the_fast_retransmits_ssthresh() {
     // retransmit set; RFC 5681 (the switch off) computes it again at the timeout, from cwnd
     // here (ssthresh_from = "cwnd"), which recovery has left at the halved value.
     let ssthresh_after = |extra: &str| {
-        let tcp = format!(
-            "profile = \"linux\"\ntimestamps = false\ncongestion_control = \"reno\"\n\
-             loss_recovery = \"dupack\"\n{extra}"
-        );
         let data = drops(&[(100, 1), (100, 2)]);
-        let out = run_toml(&direct(
-            &tcp,
-            "",
+        let out = reno_dupack_download(
+            LINUX_NO_TS,
+            extra,
             400 * MSS,
             &data,
-            "",
             "events = true\ntrace = true",
-        ));
+        );
         let ev = events(&out);
         let fr = ev
             .iter()
@@ -519,17 +517,13 @@ fn a_sacked_segment_is_a_duplicate_ack_whatever_window_the_linux_receiver_offers
     // starts a fast retransmit. RFC 5681's definition wants the same window: no duplicate ACK
     // ever counts, and only the timeout repairs the loss.
     let run = |extra: &str| {
-        let tcp = format!(
-            "profile = \"linux\"\ntimestamps = false\ncongestion_control = \"reno\"\nloss_recovery = \"dupack\"\n{extra}"
-        );
-        let out = run_toml(&direct(
-            &tcp,
-            "",
+        let out = reno_dupack_download(
+            LINUX_NO_TS,
+            extra,
             400 * MSS,
             &drops(&[(100, 1)]),
-            "",
             "events = true",
-        ));
+        );
         let ev = events(&out);
         let count = |k: &str| ev.iter().filter(|e| e.kind == k).count();
         (count("fast_retransmit"), count("rto"))

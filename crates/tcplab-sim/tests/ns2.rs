@@ -99,17 +99,13 @@ fn every_timeout_halves_ssthresh_in_ns2() {
             "{{ model = \"list\", segments = [{{ seq = {s}, tx = 1 }}, {{ seq = {s}, tx = 2 }}, \
              {{ seq = {s}, tx = 3 }}] }}"
         );
-        let tcp = format!(
-            "profile = \"ns2\"\ncongestion_control = \"reno\"\nloss_recovery = \"dupack\"\n{extra}"
-        );
-        let out = run_toml(&direct(
-            &tcp,
-            "",
+        let out = reno_dupack_download(
+            "profile = \"ns2\"",
+            extra,
             50 * PKT,
             &drops,
-            "",
             "events = true\ntrace = true",
-        ));
+        );
         let rtos: Vec<f64> = events(&out)
             .iter()
             .filter(|e| e.kind == "rto")

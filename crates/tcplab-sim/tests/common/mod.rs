@@ -74,6 +74,20 @@ pub fn drops(list: &[(u64, u32)]) -> String {
     format!("{{ model = \"list\", segments = [{}] }}", items.join(", "))
 }
 
+/// `direct`'s download with Reno and classic duplicate-ACK recovery under `profile`'s TCP
+/// lines (`extra` after them), `data` the data direction's error model, `output` [output].
+pub fn reno_dupack_download(
+    profile: &str,
+    extra: &str,
+    size: u64,
+    data: &str,
+    output: &str,
+) -> SimOutput {
+    let tcp =
+        format!("{profile}\ncongestion_control = \"reno\"\nloss_recovery = \"dupack\"\n{extra}");
+    run_toml(&direct(&tcp, "", size, data, "", output))
+}
+
 /// A server -> client FTP download of `size` bytes over one 10 Mbit/s link with 20 ms each
 /// way; `data` and `ack` are the error models of the data and ACK directions (`ack` empty:
 /// none given), `app_tcp` goes into [apps.tcp] (empty: no such table) and `output` into
