@@ -167,6 +167,17 @@ def _killed_midway(store: Path, cluster: Cluster, what: str) -> subprocess.Popen
     return proc
 
 
+def _finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """`proc`'s output once it ends; a sweep still running after five minutes is killed (it
+    hangs: the failure this file guards against) and fails the test."""
+    try:
+        return proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the sweep hung for 300 s after the kill; it printed {out!r} {err!r}")
+
+
 @pytest.mark.parametrize("what", ["scheduler", "workers"])
 def test_a_lost_cluster_is_one_message_and_a_rerun_completes(
     tmp_path: Path, cluster: Cluster, reference: pd.DataFrame, what: str
@@ -175,7 +186,7 @@ def test_a_lost_cluster_is_one_message_and_a_rerun_completes(
 
     st = tmp_path / "st"
     proc = _killed_midway(st, cluster, what)
-    out, err = proc.communicate(timeout=300)
+    out, err = _finish(proc)
     lines = err.splitlines()
     assert proc.returncode == 1, (out, err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
@@ -205,7 +216,7 @@ def test_one_worker_lost_is_said_once_and_the_sweep_completes(
 
     st = tmp_path / "st"
     proc = _killed_midway(st, cluster, "one worker")
-    out, err = proc.communicate(timeout=300)
+    out, err = _finish(proc)
     assert proc.returncode == 0, err
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("warning: Dask worker "), err
@@ -221,3 +232,43 @@ def test_an_unreachable_scheduler_makes_no_store(tmp_path: Path) -> None:
     assert done.stderr.startswith("error: --scheduler: cannot reach the Dask scheduler")
     assert len(done.stderr.splitlines()) == 1
     assert not st.exists()
+
+
+def test_rows_on_a_worker_that_dies_before_they_are_fetched_end_in_one_error(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch finishes, its worker dies before the client has its rows: the scheduler
+    reschedules the batch, no worker is left to run it, and the sweep ends in ClusterError
+    after the grace time instead of waiting for the rows for ever (the hang CI once met when
+    both workers were killed just after a part was written)."""
+    import threading
+
+    from distributed import Client, wait
+    from tcplab.sweep.execute import ClusterError, _Dask
+
+    monkeypatch.setenv("TCPLAB_DASK_GRACE_S", "1")
+    with Client(cluster.address, timeout="10s") as client:
+        said: list[str] = []
+        dask = _Dask(client, cluster.address, None, None, None, said.append)  # type: ignore[arg-type]
+        assert dask._threads() == 2
+        fut = client.submit(sorted, [3, 1, 2], pure=False)
+        wait([fut])
+        assert fut.status == "finished"
+        cluster.kill("workers")
+        ended: list[BaseException] = []
+
+        def fetch() -> None:
+            try:
+                dask._result(fut)
+            except BaseException as e:  # noqa: BLE001 - the test reads what it was
+                ended.append(e)
+
+        t = threading.Thread(target=fetch, daemon=True)
+        started = time.monotonic()
+        t.start()
+        t.join(60)
+        assert not t.is_alive(), "the rows of a lost worker were waited for 60 s"
+        assert time.monotonic() - started >= 1.0
+        assert len(ended) == 1 and isinstance(ended[0], ClusterError), ended
+        assert "every Dask worker of " in str(ended[0]) and "(2 in all)" in str(ended[0])
+        assert said == []

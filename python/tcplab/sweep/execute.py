@@ -736,7 +736,16 @@ class _Dask:
         from distributed import KilledWorker
 
         try:
-            return fut.result()
+            # A finished batch's rows are on its worker until fetched: that worker lost, the
+            # scheduler runs the batch again, and a wait without a timeout would outlast every
+            # worker. Between tries the cluster is watched as in `run`.
+            while True:
+                try:
+                    return fut.result(timeout=1.0)
+                except TimeoutError:
+                    if self.client.status != "running":
+                        raise
+                    self._watch()
         except KilledWorker as e:
             raise self._lost_error(
                 f"a batch of runs was on {e.args[1] if len(e.args) > 1 else 'a worker'} each "
