@@ -555,7 +555,13 @@ def test_no_sentinel_leaves_the_core() -> None:
     lossy = tcplab.run(Scenario.from_toml(EXAMPLE), seed=1)
     assert lossy.summary["connections"][0]["server"]["final_ssthresh"] > 0
     assert np.isfinite(lossy.traces["trace"]["ssthresh"].iloc[-1])
-    for text in (json.dumps(res.summary), json.dumps(sc.describe())):
+    # BBR sets no ssthresh: its fast retransmits log it as unlimited, not as the sentinel.
+    bbr_sc = Scenario.from_toml(EXAMPLE).with_overrides({"tcp.congestion_control": "bbr"})
+    bbr = tcplab.run(bbr_sc, seed=1)
+    events = bbr.traces["events"]
+    fast = events[events["kind"] == "fast_retransmit"]["detail"]
+    assert len(fast) > 0 and all(" ssthresh unlimited " in d for d in fast), list(fast)
+    for text in (json.dumps(res.summary), json.dumps(sc.describe()), events.to_json()):
         assert not re.findall(r"\b(4611686018427387903|68719476720|2147483647)\b", text)
     assert sc.describe()["apps"][0]["tcp"]["snd_buf"] is None
 

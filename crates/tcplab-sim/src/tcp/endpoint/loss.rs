@@ -181,7 +181,9 @@ impl Endpoint {
         ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, || {
             format!(
                 "flight {} ssthresh {} cwnd {}",
-                flight, self.ccs.ssthresh, self.ccs.cwnd
+                flight,
+                ssthresh_text(self.ccs.ssthresh),
+                self.ccs.cwnd
             )
         });
         // RFC 5681 step 2: retransmit the lost segment at once, whatever the window says.
