@@ -309,3 +309,10 @@ def test_mechanisms_of_claim_c_are_measured_on_traced_runs() -> None:
     assert all("behaves like RenoCC + DupAckED" not in f.detail for f in res.findings)
     assert any(t.name == "mechanisms" for t in res.tables)
     assert "fig08_recovery_phase" in {f.name for f in study.figures(res)}
+
+
+def test_a_phase_reads_the_ssthresh_its_fast_retransmit_logged() -> None:
+    assert mech._field("flight 14600 ssthresh 7300 cwnd 8760", "ssthresh") == 7300
+    # BBR sets none: the core logs it as unlimited, read as no ssthresh set.
+    assert mech._field("flight 8760 ssthresh unlimited cwnd 10220", "ssthresh") == 0
+    assert mech._field("full ack", "ssthresh") == 0

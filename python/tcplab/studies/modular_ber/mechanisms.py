@@ -72,9 +72,11 @@ def sender_end(r: Result) -> int:
 
 
 def _field(detail: str, name: str) -> int:
-    """The number after `name` in an event's detail ("flight 1 ssthresh 2 cwnd 3")."""
+    """The number after `name` in an event's detail ("flight 1 ssthresh 2 cwnd 3"); 0 when the
+    detail has none, or says "unlimited" (an ssthresh no congestion event set, as BBR's)."""
     words = detail.split()
-    return int(words[words.index(name) + 1]) if name in words else 0
+    value = words[words.index(name) + 1] if name in words[:-1] else ""
+    return int(value) if value.isdigit() else 0
 
 
 def phases(r: Result) -> list[Phase]:
