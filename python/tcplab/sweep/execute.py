@@ -738,14 +738,18 @@ class _Dask:
         try:
             # A finished batch's rows are on its worker until fetched: that worker lost, the
             # scheduler runs the batch again, and a wait without a timeout would outlast every
-            # worker. Between tries the cluster is watched as in `run`.
+            # worker. Between tries the cluster is watched as in `run`. A try that times out
+            # gives up its transfer, so each waits twice as long as the last (up to 32 s): rows
+            # that take longer than a second to come over a slow network still arrive.
+            timeout = 1.0
             while True:
                 try:
-                    return fut.result(timeout=1.0)
+                    return fut.result(timeout=timeout)
                 except TimeoutError:
                     if self.client.status != "running":
                         raise
                     self._watch()
+                    timeout = min(2 * timeout, 32.0)
         except KilledWorker as e:
             raise self._lost_error(
                 f"a batch of runs was on {e.args[1] if len(e.args) > 1 else 'a worker'} each "
