@@ -53,8 +53,9 @@ run: build
 
 test: sysdeps build test-rust test-py docs
 
+# The release profile's code without its link-time optimisation (Cargo.toml, release-test).
 test-rust:
-	cargo test --release -q --workspace --exclude tcplab-py
+	cargo test --profile release-test -q --workspace --exclude tcplab-py
 
 test-py: build
 	$(VENV)/bin/pytest -q -rs
