@@ -65,8 +65,14 @@ test: sysdeps build test-rust test-py docs
 test-rust:
 	cargo test --profile release-test -q --workspace --exclude tcplab-py
 
+# Every test in two passes: all but the `serial` ones on every core (pytest-xdist, -n auto), then
+# the serial ones alone (pyproject.toml's markers say what they are). Both passes run; either
+# failing, or finding no test (status 5), fails the target.
 test-py: build
-	$(VENV)/bin/pytest -q -rs
+	status=0; \
+	$(VENV)/bin/pytest -q -rs -n auto --dist worksteal -m "not serial" || status=$$?; \
+	$(VENV)/bin/pytest -q -rs -m serial || status=$$?; \
+	exit $$status
 
 # The docs site (mkdocs, material theme) into site/, warnings as errors; the pages that come
 # from the code (scenario reference, command line, API, studies) are made during the build

@@ -24,6 +24,17 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 if TYPE_CHECKING:
     from tcplab import Result
 
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A testbed test is a `serial` test: it runs real TCP in network namespaces, and a run whose
+    CPUs were busy is left out of its means as drifted; `tcplab testbed cleanup` removes what
+    other runs left. make test-py runs the serial tests alone, after the others."""
+    for item in items:
+        if item.get_closest_marker("testbed"):
+            item.add_marker(pytest.mark.serial)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sarkar2022.toml"
 

@@ -394,6 +394,7 @@ def test_gil_probe_detects_a_call_that_holds_the_gil() -> None:
     assert took > 0.02 and steps == 0
 
 
+@pytest.mark.serial  # the probe thread needs a core while the simulator holds the others
 @pytest.mark.parametrize("entry", ["run", "run_many"])
 def test_simulation_releases_the_gil(tiny: Scenario, entry: str) -> None:
     """A Python thread keeps running while the simulator works."""
@@ -626,6 +627,7 @@ except KeyboardInterrupt:
 """
 
 
+@pytest.mark.serial  # timed: interrupted within 1.5 s
 @pytest.mark.parametrize("how", ["one", "many"])
 def test_ctrl_c_stops_a_long_run_in_the_core(how: str) -> None:
     """SIGINT during a call into the core raises KeyboardInterrupt soon, not after the runs

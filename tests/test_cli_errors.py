@@ -132,6 +132,7 @@ def test_a_mistake_is_one_error_line_and_exit_2(args, needle, bad, tmp_path):
     assert needle in r.stderr, (needle, r.stderr)
 
 
+@pytest.mark.serial  # a signal 1.5 s into the run
 @pytest.mark.parametrize(("sig", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
 def test_a_signal_stops_a_long_run_with_interrupted(sig: str, status: int, tmp_path: Path) -> None:
     """A 200 GB transfer (over 10 s of simulation; 20 GB took 1.4 s by 2026-11-26, less than

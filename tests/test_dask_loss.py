@@ -28,6 +28,7 @@ BIN = Path(sys.executable).parent
 DASK = shutil.which("dask", path=str(BIN)) or shutil.which("dask")
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.serial,  # kills a cluster's processes; its clients wait 5 and 10 s at most
     pytest.mark.skipif(DASK is None, reason="the dask command (dask.distributed) is missing"),
 ]
 # 6,000 runs of the example's 10 MB transfer: about ten seconds on two single-threaded workers.

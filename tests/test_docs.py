@@ -43,6 +43,22 @@ BLOCK = re.compile(
 )
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
 
+
+def _runs_the_testbed(name: str) -> bool:
+    """Whether a page has a command that _run_page runs on the testbed where it can (as root)."""
+    for m in BLOCK.finditer((DOCS / name).read_text()):
+        for line in m["body"].splitlines() if m["lang"] == "sh" else ():
+            argv = shlex.split(line, comments=True)
+            if argv and ("testbed" in argv[1:3] or "--testbed" in argv):
+                return True
+    return False
+
+
+#: The pages, those that run the testbed as `serial` tests (as every testbed test is).
+PAGE_PARAMS = [
+    pytest.param(p, marks=pytest.mark.serial) if _runs_the_testbed(p) else p for p in PAGES
+]
+
 #: The scenario a ``<!-- fragment -->`` block's tables are added to.
 _BASE = """
 [[nodes]]
@@ -153,7 +169,7 @@ def _run_page(page: Path, workdir: Path) -> int:
     return ran
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", PAGE_PARAMS)
 def test_docs_code_blocks_run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)

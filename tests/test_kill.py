@@ -28,6 +28,7 @@ def _complete_run_dir(d: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # killed at moments scaled to a run timed first
 def test_run_out_killed_at_20_random_moments(tmp_path: Path) -> None:
     rng = random.Random(16)
     out = tmp_path / "run"
@@ -55,6 +56,7 @@ def test_run_out_killed_at_20_random_moments(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # killed at moments scaled to a study timed first
 def test_study_killed_at_20_random_moments(tmp_path: Path) -> None:
     rng = random.Random(17)
     out = tmp_path / "study"

@@ -285,6 +285,7 @@ def _sweep_cmd(store: Path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # killed at moments scaled to a sweep timed first
 def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_path):
     ref = tmp_path / "ref"
     t0 = time.perf_counter()
@@ -342,6 +343,7 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # timed: stopped within a second
 def test_ctrl_c_stops_within_a_second_and_keeps_what_finished(tmp_path):
     st = tmp_path / "st"
     proc = subprocess.Popen(

@@ -226,6 +226,7 @@ def test_kept_tables_are_queryable_with_the_runs_and_plotted(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # killed at moments scaled to a sweep timed first
 def test_a_killed_sweep_with_kept_tables_resumes_with_nothing_lost_or_twice(
     tmp_path: Path,
 ) -> None:
