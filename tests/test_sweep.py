@@ -248,6 +248,23 @@ def test_a_dask_local_cluster_gives_the_same_rows(tmp_path):
     pd.testing.assert_frame_equal(here.frame, dask.frame)
 
 
+@pytest.mark.serial  # holds port 8787, Dask's default dashboard port, for the machine
+def test_a_local_cluster_runs_while_the_dashboard_port_is_taken():
+    """A `local:N` sweep does not need port 8787: another cluster or dashboard may hold it (two
+    test processes did, and the scheduler's warning that it moved failed the sweep)."""
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as held:
+        try:
+            held.bind(("0.0.0.0", 8787))
+            held.listen()
+        except OSError:
+            pass  # taken already, which is the case under test
+        out = Sweep(EXAMPLE, grid=GRID, seeds=1).run(scheduler="local:2")
+    assert out.computed == 4 and len(out.frame) == 4
+
+
 def test_without_a_store_rows_come_back_in_grid_order():
     out = Sweep(EXAMPLE, grid=GRID, seeds=[5, 6]).run()
     assert list(out.frame["seed"]) == [5, 6] * 4

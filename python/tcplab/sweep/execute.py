@@ -498,7 +498,10 @@ class Cluster:
                 n_workers=self.arg,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                # Its HTTP server on a free port: with `None` the scheduler still serves its
+                # health and metrics pages on 8787, and warns when 8787 is taken (a second
+                # cluster on the machine, or a user's dashboard).
+                dashboard_address=":0",
                 silence_logs=logging.CRITICAL,
             )
             self._client = Client(self._cluster)
