@@ -85,10 +85,14 @@ impl Endpoint {
         }
     }
 
-    /// `send_pass` of a `plain_acks` sender outside recovery, without PRR.
+    /// `send_pass` of a `plain_acks` sender outside recovery, without PRR. Such a sender may
+    /// have ns-2's `send_one` (`plain_sends` is then off): its edge (`ns2_window`) needs
+    /// limited-transmit room, which an ACK of new data has just cleared, so the plain loop
+    /// leaves out nothing that would act.
     #[inline(never)]
     pub(super) fn plain_send_pass(&mut self, ctx: &mut Ctx) {
-        debug_assert!(self.plain_sends && !self.in_recovery && self.ns2_state.sack1_pipe.is_none());
+        debug_assert!(!self.in_recovery && self.ns2_state.sack1_pipe.is_none());
+        debug_assert!(self.plain_sends || (self.plain_acks && self.limited_transmit_room == 0));
         debug_assert!(self.prr.is_none() && !self.rec_timers);
         self.send_loop_as::<true>(ctx);
     }
