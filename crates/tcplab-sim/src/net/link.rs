@@ -115,12 +115,71 @@ pub enum Offer {
     Queued,
 }
 
+/// What a link and the nodes it reaches need of a frame to carry it on: its slot in the
+/// packet pool, its destination and its size. A relay passes a frame on from these alone, so
+/// that with many flows a hop does not read the packet's slot (a miss of the first-level cache
+/// at most hops: 9 per data segment on a 1,000-flow dumbbell).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// The packet's slot in the simulator's packet pool (the link holds no copy).
+    pub pkt: FrameId,
+    /// The packet's destination node (`Packet::dst`).
+    pub dst: u16,
+    /// The packet's IP size (`Packet::ip_bytes`). It fits in 16 bits: an MTU is at most
+    /// 65,535 bytes (the scenario's limit), a TCP segment no larger, and a UDP datagram's
+    /// payload at most 65,507 bytes (65,535 with its headers).
+    pub ip: u16,
+}
+
+impl Frame {
+    /// The frame of `p`, kept in slot `pkt`.
+    #[inline]
+    pub fn of(pkt: FrameId, p: &Packet) -> Frame {
+        let ip = p.ip_bytes();
+        debug_assert!(ip <= u32::from(u16::MAX) && p.dst != CORRUPTED);
+        Frame {
+            pkt,
+            dst: p.dst,
+            ip: ip as u16,
+        }
+    }
+}
+
+/// `InFlight::to` of a corrupted frame: no node (a scenario has at most 65,535, numbered from
+/// 0), so that the test of an intact frame for a node is one comparison.
+const CORRUPTED: u16 = u16::MAX;
+
+/// A frame on the wire or in flight: when it arrives, and the frame, whose destination is
+/// `CORRUPTED` if the error model corrupted it (16 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight {
     pub arrival: SimTime,
-    /// The frame's slot in the simulator's packet pool (the link holds no copy).
-    pub pkt: FrameId,
-    pub corrupted: bool,
+    frame: Frame,
+}
+
+impl InFlight {
+    #[inline(always)]
+    pub fn pkt(&self) -> FrameId {
+        self.frame.pkt
+    }
+
+    #[inline(always)]
+    pub fn corrupted(&self) -> bool {
+        self.frame.dst == CORRUPTED
+    }
+
+    /// The frame, if it arrives intact.
+    #[inline(always)]
+    pub fn intact(&self) -> Option<Frame> {
+        (!self.corrupted()).then_some(self.frame)
+    }
+
+    /// Whether the frame arrives intact for node `node`: one comparison.
+    #[inline(always)]
+    pub fn intact_for(&self, node: u16) -> bool {
+        debug_assert!(node != CORRUPTED);
+        self.frame.dst == node
+    }
 }
 
 /// One direction of a link. Laid out by use (`repr(C)`, aligned to a cache line): with many
@@ -364,15 +423,16 @@ impl LinkDir {
         }
     }
 
-    /// Offer the packet in slot `id` of `pool` for transmission at `now` (inlined into both
+    /// Offer frame `f` (its packet in `pool`) for transmission at `now` (inlined into both
     /// callers, `Sim::forward_to` and `Sim::pass_on`: a call and its register saves cost more
-    /// than the offer's common case).
+    /// than the offer's common case). The packet's slot is read only to drop the frame, and
+    /// for an error model that decides by the segment.
     #[inline(always)]
-    pub fn offer(&mut self, now: SimTime, id: FrameId, pool: &PacketPool) -> Offer {
+    pub fn offer(&mut self, now: SimTime, f: Frame, pool: &PacketPool) -> Offer {
         match (self.plain, self.lossless) {
-            (true, true) => self.offer_as::<true, true>(now, id, pool),
-            (true, false) => self.offer_as::<true, false>(now, id, pool),
-            (false, _) => self.offer_as::<false, false>(now, id, pool),
+            (true, true) => self.offer_as::<true, true>(now, f, pool),
+            (true, false) => self.offer_as::<true, false>(now, f, pool),
+            (false, _) => self.offer_as::<false, false>(now, f, pool),
         }
     }
 
@@ -386,15 +446,14 @@ impl LinkDir {
     fn offer_as<const PLAIN: bool, const LOSSLESS: bool>(
         &mut self,
         now: SimTime,
-        id: FrameId,
+        f: Frame,
         pool: &PacketPool,
     ) -> Offer {
         if !PLAIN && self.codel.is_some() {
-            return self.offer_codel(now, id, pool);
+            return self.offer_codel(now, f.pkt, pool);
         }
-        let pkt = pool.get(id);
         self.stats.frames_offered += 1;
-        let ip = pkt.ip_bytes();
+        let ip = u32::from(f.ip);
         let wire = ip.max(self.wire_rule.0) + self.wire_rule.1; // `framing.wire_bytes(ip)`
         let busy = self.busy_until > now;
         if busy {
@@ -408,7 +467,7 @@ impl LinkDir {
                     RedDrop::Early => self.stats.frames_dropped_early += 1,
                     RedDrop::Forced => self.stats.frames_dropped_forced += 1,
                 }
-                return self.queue_drop(now, pkt.len > 0);
+                return self.queue_drop(now, pool.get(f.pkt).len > 0);
             }
         }
         let start = if busy {
@@ -421,7 +480,7 @@ impl LinkDir {
                 if let Some(red) = self.red.as_deref_mut().filter(|_| !PLAIN) {
                     red.on_limit_drop();
                 }
-                return self.queue_drop(now, pkt.len > 0);
+                return self.queue_drop(now, pool.get(f.pkt).len > 0);
             }
             let start = self.busy_until;
             self.waiting.push_back((start, wire));
@@ -443,7 +502,7 @@ impl LinkDir {
         } else {
             now
         };
-        self.transmit::<PLAIN, LOSSLESS>(now, start, wire, id, pkt)
+        self.transmit::<PLAIN, LOSSLESS>(now, start, wire, f, pool)
     }
 
     /// Put a frame that reached the queue at `queued` on the wire from `start` (inlined into
@@ -454,8 +513,8 @@ impl LinkDir {
         queued: SimTime,
         start: SimTime,
         wire: u32,
-        id: FrameId,
-        pkt: &Packet,
+        f: Frame,
+        pool: &PacketPool,
     ) -> Offer {
         let tx = if PLAIN || self.ns_per_byte != 0 {
             Dur(wire as u64 * self.ns_per_byte)
@@ -471,10 +530,13 @@ impl LinkDir {
             self.err.pass_lossless();
             false
         } else {
-            self.err.corrupts_frame(|| FrameInfo {
-                exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
-                tcp: (pkt.seq_len() > 0 && !pkt.is(crate::net::packet::UDP))
-                    .then_some((pkt.seq, pkt.tx_count)),
+            self.err.corrupts_frame(|| {
+                let pkt = pool.get(f.pkt);
+                FrameInfo {
+                    exposed_bytes: framing.exposed_bytes(u32::from(f.ip)),
+                    tcp: (pkt.seq_len() > 0 && !pkt.is(crate::net::packet::UDP))
+                        .then_some((pkt.seq, pkt.tx_count)),
+                }
             })
         };
         if let Some(s) = self.series.as_deref_mut().filter(|_| !PLAIN) {
@@ -485,8 +547,10 @@ impl LinkDir {
         // Written in its slot, not built aside and copied (see `Ring`).
         *self.in_flight.push_slot() = InFlight {
             arrival,
-            pkt: id,
-            corrupted,
+            frame: Frame {
+                dst: if corrupted { CORRUPTED } else { f.dst },
+                ..f
+            },
         };
         Offer::Accepted {
             arrival,
@@ -590,7 +654,8 @@ impl LinkDir {
                     self.stats.queue_delay_ns_sum += wait;
                     self.stats.queue_delay_ns_max = self.stats.queue_delay_ns_max.max(wait);
                     self.log_dequeue(t, &p);
-                    self.transmit::<false, false>(p.arrival, t, p.wire, p.pkt, pool.get(p.pkt));
+                    let f = Frame::of(p.pkt, pool.get(p.pkt));
+                    self.transmit::<false, false>(p.arrival, t, p.wire, f, pool);
                 }
                 None => self.busy_until = t,
             }
@@ -610,9 +675,9 @@ impl LinkDir {
         let f = self.in_flight.pop_front()?;
         // (No count of the bytes delivered: nothing read it, and it cost a size computation
         // per frame and hop.)
-        if f.corrupted {
+        if f.corrupted() {
             self.stats.frames_dropped_error += 1;
-            self.stats.data_frames_dropped_error += u64::from(pool.get(f.pkt).len > 0);
+            self.stats.data_frames_dropped_error += u64::from(pool.get(f.pkt()).len > 0);
         }
         Some(f)
     }
@@ -621,7 +686,7 @@ impl LinkDir {
     /// nothing to count): `take_head` without the test of the frame and without moving it.
     #[inline]
     pub fn drop_intact_head(&mut self) {
-        debug_assert!(self.head().is_some_and(|f| !f.corrupted));
+        debug_assert!(self.head().is_some_and(|f| !f.corrupted()));
         self.in_flight.drop_front();
     }
 
@@ -653,7 +718,7 @@ impl LinkDir {
 mod tests {
     use super::*;
     use crate::engine::rng::stream;
-    use crate::net::loss::ErrorModelConfig;
+    use crate::net::loss::{ErrorModelConfig, Law};
 
     fn pkt(len: u32) -> Packet {
         Packet {
@@ -666,8 +731,9 @@ mod tests {
 
     /// Offer `d` a frame of `len` payload bytes at `t`, kept in `pool`.
     fn offer(d: &mut LinkDir, pool: &mut PacketPool, t: SimTime, len: u32) -> Offer {
-        let id = pool.put(&pkt(len));
-        d.offer(t, id, pool)
+        let p = pkt(len);
+        let id = pool.put(&p);
+        d.offer(t, Frame::of(id, &p), pool)
     }
 
     fn dir(limit: QueueLimit) -> LinkDir {
@@ -820,6 +886,78 @@ mod tests {
         );
         assert_eq!(d.stats.frames_sent, 4);
         assert_eq!(d.stats.busy_ns, 4 * 1_230_400);
+    }
+
+    #[test]
+    fn the_largest_datagram_crosses_a_link_by_its_fifo_entry() {
+        // 65,507 B of UDP payload: 65,535 B of IP, the most a 16-bit `Frame::ip` holds.
+        let mut d = LinkDir::new(
+            "l:ab".into(),
+            0,
+            1,
+            10_000_000,
+            Dur::from_millis(20),
+            65_535,
+            Framing::Ethernet,
+            QueueLimit::Packets(10),
+            ErrorModel::new(ErrorModelConfig::None, stream(0, "l")),
+        );
+        let mut pool = PacketPool::default();
+        let p = Packet {
+            dst: 7,
+            len: 65_507,
+            flags: crate::net::packet::UDP,
+            ..Packet::default()
+        };
+        let id = pool.put(&p);
+        let f = Frame::of(id, &p);
+        assert_eq!((f.pkt, f.dst, f.ip), (id, 7, 65_535));
+        // (65,535 + 38) B at 10 Mb/s = 52,458.4 us, then 20 ms.
+        assert_eq!(
+            d.offer(SimTime::ZERO, f, &pool),
+            Offer::Accepted {
+                arrival: SimTime(52_458_400 + 20_000_000),
+                head_changed: true
+            }
+        );
+        let head = *d.head().unwrap();
+        assert!(!head.corrupted() && head.intact_for(7) && !head.intact_for(1));
+        assert_eq!(head.intact(), Some(f));
+    }
+
+    #[test]
+    fn a_corrupted_frame_is_for_no_node_and_keeps_its_slot() {
+        let mut d = LinkDir::new(
+            "l:ab".into(),
+            0,
+            1,
+            10_000_000,
+            Dur::from_millis(20),
+            1500,
+            Framing::Ethernet,
+            QueueLimit::Packets(10),
+            ErrorModel::new(ErrorModelConfig::Law(Law::Per(1.0)), stream(0, "l")),
+        );
+        let mut pool = PacketPool::default();
+        let p = pkt(1460);
+        let id = pool.put(&p);
+        assert!(matches!(
+            d.offer(SimTime::ZERO, Frame::of(id, &p), &pool),
+            Offer::Accepted { .. }
+        ));
+        let head = *d.head().unwrap();
+        assert!(head.corrupted() && head.intact().is_none());
+        assert!(!head.intact_for(p.dst) && !head.intact_for(0));
+        assert_eq!(head.pkt(), id);
+        let taken = d.take_head(&pool).unwrap();
+        assert_eq!(taken.pkt(), id);
+        assert_eq!(
+            (
+                d.stats.frames_dropped_error,
+                d.stats.data_frames_dropped_error
+            ),
+            (1, 1)
+        );
     }
 
     #[test]

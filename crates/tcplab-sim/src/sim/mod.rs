@@ -20,7 +20,7 @@ use crate::error::{SimError, SimResult};
 use crate::net::aqm::{AqmCfg, Red};
 use crate::net::codel::CoDelQueue;
 use crate::net::filter::{Filter, Protocol};
-use crate::net::link::{LinkDir, Offer};
+use crate::net::link::{Frame, InFlight, LinkDir, Offer};
 use crate::net::loss::ErrorModel;
 use crate::net::packet::{Packet, UDP};
 use crate::net::pool::{FrameId, PacketPool};
@@ -413,10 +413,11 @@ impl<'s> Sim<'s> {
         };
         // SAFETY: a link direction holds only slots of this simulation's pool (`flush` puts
         // every packet there before any direction sees it).
-        let p = unsafe { self.pool.get_unchecked(head.pkt) };
-        if !head.corrupted && p.dst == d.to && !p.is(UDP) {
+        let p = || unsafe { self.pool.get_unchecked(head.pkt()) };
+        if head.intact_for(d.to) && !p().is(UDP) {
             // A segment for an endpoint: read in its slot, with the events in the order of
             // the general path below.
+            let p = p();
             let (conn, end) = (p.conn as usize, p.to_end as usize);
             if let Some(n) = d.second_arrival() {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
@@ -429,15 +430,17 @@ impl<'s> Sim<'s> {
             // SAFETY: `dir` is a direction's index (`dir`).
             unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
             // SAFETY: as above (the slot the direction held).
-            unsafe { self.pool.release_unchecked(head.pkt) };
+            unsafe { self.pool.release_unchecked(head.pkt()) };
             self.after_inline(conn);
             return;
         }
-        if !head.corrupted && p.dst != d.to && d.relays {
-            let (at, dst) = (d.to as usize, p.dst as usize);
+        if let Some(f) = head.intact().filter(|f| f.dst != d.to && d.relays) {
+            // A frame to pass on: decided from the direction's FIFO entry, without reading
+            // the packet's slot.
+            let (at, dst) = (d.to as usize, f.dst as usize);
             let next = remembered_hop(&mut self.dirs[dir].hop_memo, &self.routes, at, dst);
             if next != NO_ROUTE && next as usize != dir {
-                return self.pass_on(dir, next);
+                return self.pass_on(dir, next, f);
             }
         }
         let Some(f) = self.dirs[dir].take_head(&self.pool) else {
@@ -446,9 +449,9 @@ impl<'s> Sim<'s> {
         if let Some(n) = self.dirs[dir].head_arrival() {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
-        if f.corrupted {
+        if f.corrupted() {
             let now = self.now();
-            let p = self.pool.get(f.pkt);
+            let p = self.pool.get(f.pkt());
             if let Some(ev) = self.w.events.as_mut() {
                 ev.push(
                     now,
@@ -462,20 +465,20 @@ impl<'s> Sim<'s> {
             if let Some(pl) = self.w.packets.as_mut() {
                 pl.push(now, "drop_error", &self.dirs[dir].name, p);
             }
-            self.pool.release(f.pkt);
+            self.pool.release(f.pkt());
             return;
         }
         let at = self.dirs[dir].to;
-        self.arrive(at, f.pkt);
+        self.arrive(at, f.pkt());
     }
 
-    /// The head frame of `dir` reaches a node that passes it on to direction `next` (not
-    /// `dir`): its slot moves from `dir`'s FIFO to `next`'s, with the
+    /// The head frame `f` of `dir` reaches a node that passes it on to direction `next` (not
+    /// `dir`): it moves from `dir`'s FIFO to `next`'s, with the
     /// events in the order of the general path of `on_deliver` (which takes the head first:
     /// taking it later changes nothing, `next` being another direction). The caller found
     /// the frame intact.
     #[inline(never)]
-    fn pass_on(&mut self, dir: usize, next: u32) {
+    fn pass_on(&mut self, dir: usize, next: u32, f: Frame) {
         debug_assert!(dir != next as usize && dir.max(next as usize) < self.dirs.len());
         // SAFETY: two different directions (the caller's test), `dir` from a `LinkDeliver`
         // event (see `Sim::dir`) and `next` from the routes, which give only the directions of
@@ -485,12 +488,12 @@ impl<'s> Sim<'s> {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
         let now = self.w.q.now();
-        let id = from.head().expect("a head frame").pkt;
+        debug_assert!(from.head().and_then(InFlight::intact) == Some(f));
         let codel = to.has_codel();
-        let offer = to.offer(now, id, &self.pool);
+        let offer = to.offer(now, f, &self.pool);
         if offer == Offer::QueueDrop {
             from.drop_intact_head();
-            self.log_queue_drop(now, next, id);
+            self.log_queue_drop(now, next, f.pkt);
         } else {
             from.drop_intact_head();
             self.offered(next, offer, codel);
@@ -584,11 +587,12 @@ impl<'s> Sim<'s> {
     /// Offer the packet in slot `id`, at `node`, to the link direction towards its
     /// destination.
     fn forward(&mut self, node: u16, id: FrameId) {
-        self.forward_to(node, id, self.pool.get(id).dst);
+        self.forward_to(node, Frame::of(id, self.pool.get(id)));
     }
 
-    /// `forward`, given the packet's destination `dst` (`flush` has the packet at hand).
-    fn forward_to(&mut self, node: u16, id: FrameId, dst: u16) {
+    /// `forward`, given the frame (`flush` has the packet at hand).
+    fn forward_to(&mut self, node: u16, f: Frame) {
+        let (id, dst) = (f.pkt, f.dst);
         debug_assert!((node as usize) < self.node_hop.len());
         // SAFETY: `node` is a node of the scenario (a packet's source, or where a frame
         // arrived), and `node_hop` has an entry per node.
@@ -603,7 +607,7 @@ impl<'s> Sim<'s> {
         // SAFETY: a route's direction is one of the scenario's (see `pass_on`).
         let d = unsafe { self.dirs.get_unchecked_mut(dir as usize) };
         let codel = d.has_codel();
-        let offer = d.offer(now, id, &self.pool);
+        let offer = d.offer(now, f, &self.pool);
         if offer == Offer::QueueDrop {
             self.log_queue_drop(now, dir, id);
         } else {
@@ -973,7 +977,7 @@ impl<'s> Sim<'s> {
         let mut out = std::mem::take(&mut self.w.out);
         for p in &out {
             let id = self.pool.put(p);
-            self.forward_to(p.src, id, p.dst);
+            self.forward_to(p.src, Frame::of(id, p));
         }
         out.clear();
         self.w.out = out;
