@@ -737,16 +737,21 @@ mod tests {
     }
 
     fn dir(limit: QueueLimit) -> LinkDir {
+        dir_with(limit, 1500, ErrorModelConfig::None)
+    }
+
+    /// `dir` with another MTU and error model.
+    fn dir_with(limit: QueueLimit, mtu: u32, err: ErrorModelConfig) -> LinkDir {
         LinkDir::new(
             "l:ab".into(),
             0,
             1,
             10_000_000,
             Dur::from_millis(20),
-            1500,
+            mtu,
             Framing::Ethernet,
             limit,
-            ErrorModel::new(ErrorModelConfig::None, stream(0, "l")),
+            ErrorModel::new(err, stream(0, "l")),
         )
     }
 
@@ -891,17 +896,7 @@ mod tests {
     #[test]
     fn the_largest_datagram_crosses_a_link_by_its_fifo_entry() {
         // 65,507 B of UDP payload: 65,535 B of IP, the most a 16-bit `Frame::ip` holds.
-        let mut d = LinkDir::new(
-            "l:ab".into(),
-            0,
-            1,
-            10_000_000,
-            Dur::from_millis(20),
-            65_535,
-            Framing::Ethernet,
-            QueueLimit::Packets(10),
-            ErrorModel::new(ErrorModelConfig::None, stream(0, "l")),
-        );
+        let mut d = dir_with(QueueLimit::Packets(10), 65_535, ErrorModelConfig::None);
         let mut pool = PacketPool::default();
         let p = Packet {
             dst: 7,
@@ -927,17 +922,8 @@ mod tests {
 
     #[test]
     fn a_corrupted_frame_is_for_no_node_and_keeps_its_slot() {
-        let mut d = LinkDir::new(
-            "l:ab".into(),
-            0,
-            1,
-            10_000_000,
-            Dur::from_millis(20),
-            1500,
-            Framing::Ethernet,
-            QueueLimit::Packets(10),
-            ErrorModel::new(ErrorModelConfig::Law(Law::Per(1.0)), stream(0, "l")),
-        );
+        let per_1 = ErrorModelConfig::Law(Law::Per(1.0));
+        let mut d = dir_with(QueueLimit::Packets(10), 1500, per_1);
         let mut pool = PacketPool::default();
         let p = pkt(1460);
         let id = pool.put(&p);
