@@ -125,22 +125,27 @@ pub struct Frame {
     pub pkt: FrameId,
     /// The packet's destination node (`Packet::dst`).
     pub dst: u16,
-    /// The packet's IP size (`Packet::ip_bytes`). It fits in 16 bits: an MTU is at most
-    /// 65,535 bytes (the scenario's limit), a TCP segment no larger, and a UDP datagram's
-    /// payload at most 65,507 bytes (65,535 with its headers).
+    /// The packet's IP size (`Packet::ip_bytes`), at most 65,535: exact on every link whose
+    /// MTU is at most `PLAIN_MTU_MAX`, the only ones whose offers read it.
     pub ip: u16,
 }
+
+/// The largest MTU of a `plain` link direction, whose offers take a frame's size from its
+/// `Frame`. A data segment is at most MTU + 36 bytes: `Sim::new` checks MSS + 40 <= MTU, and
+/// SACK blocks beside the timestamps (or four without them) add up to 36 bytes of options that
+/// the MSS does not count. So every frame such a link carries is at most 65,535 bytes, and
+/// `Frame::ip` holds it exactly; a link with a larger MTU reads the size from the packet.
+const PLAIN_MTU_MAX: u32 = 65_535 - 36;
 
 impl Frame {
     /// The frame of `p`, kept in slot `pkt`.
     #[inline]
     pub fn of(pkt: FrameId, p: &Packet) -> Frame {
-        let ip = p.ip_bytes();
-        debug_assert!(ip <= u32::from(u16::MAX) && p.dst != CORRUPTED);
+        debug_assert!(p.dst != CORRUPTED);
         Frame {
             pkt,
             dst: p.dst,
-            ip: ip as u16,
+            ip: p.ip_bytes().min(u32::from(u16::MAX)) as u16,
         }
     }
 }
@@ -197,8 +202,8 @@ pub struct LinkDir {
     /// Set by the simulator: the node at `to` passes frames on at once (no packet filters,
     /// no processing delay), straight from this direction's FIFO.
     pub relays: bool,
-    /// No RED, CoDel, queue log or series, and a rate that divides 8e9 (`ns_per_byte`):
-    /// `offer` takes a specialised copy without the tests for them.
+    /// No RED, CoDel, queue log or series, a rate that divides 8e9 (`ns_per_byte`) and an MTU
+    /// of at most `PLAIN_MTU_MAX`: `offer` takes a specialised copy without the tests for them.
     plain: bool,
     /// Private: `wire_rule` is read from it.
     framing: Framing,
@@ -307,7 +312,8 @@ impl LinkDir {
             && self.codel.is_none()
             && self.qlog.is_none()
             && self.series.is_none()
-            && self.ns_per_byte != 0;
+            && self.ns_per_byte != 0
+            && self.mtu <= PLAIN_MTU_MAX;
         self.lossless = self.err.is_lossless();
     }
 
@@ -453,7 +459,12 @@ impl LinkDir {
             return self.offer_codel(now, f.pkt, pool);
         }
         self.stats.frames_offered += 1;
-        let ip = u32::from(f.ip);
+        let ip = if PLAIN {
+            debug_assert_eq!(u32::from(f.ip), pool.get(f.pkt).ip_bytes());
+            u32::from(f.ip)
+        } else {
+            pool.get(f.pkt).ip_bytes()
+        };
         let wire = ip.max(self.wire_rule.0) + self.wire_rule.1; // `framing.wire_bytes(ip)`
         let busy = self.busy_until > now;
         if busy {
@@ -533,7 +544,7 @@ impl LinkDir {
             self.err.corrupts_frame(|| {
                 let pkt = pool.get(f.pkt);
                 FrameInfo {
-                    exposed_bytes: framing.exposed_bytes(u32::from(f.ip)),
+                    exposed_bytes: framing.exposed_bytes(pkt.ip_bytes()),
                     tcp: (pkt.seq_len() > 0 && !pkt.is(crate::net::packet::UDP))
                         .then_some((pkt.seq, pkt.tx_count)),
                 }
@@ -894,30 +905,59 @@ mod tests {
     }
 
     #[test]
-    fn the_largest_datagram_crosses_a_link_by_its_fifo_entry() {
-        // 65,507 B of UDP payload: 65,535 B of IP, the most a 16-bit `Frame::ip` holds.
-        let mut d = dir_with(QueueLimit::Packets(10), 65_535, ErrorModelConfig::None);
+    fn a_frame_carries_its_destination_and_size() {
+        let mut d = dir(QueueLimit::Packets(10));
         let mut pool = PacketPool::default();
         let p = Packet {
             dst: 7,
-            len: 65_507,
-            flags: crate::net::packet::UDP,
-            ..Packet::default()
+            ..pkt(1460)
         };
         let id = pool.put(&p);
         let f = Frame::of(id, &p);
-        assert_eq!((f.pkt, f.dst, f.ip), (id, 7, 65_535));
-        // (65,535 + 38) B at 10 Mb/s = 52,458.4 us, then 20 ms.
+        assert_eq!((f.pkt, f.dst, f.ip), (id, 7, 1500));
+        // 1538 B at 10 Mb/s = 1230.4 us, then 20 ms.
         assert_eq!(
             d.offer(SimTime::ZERO, f, &pool),
             Offer::Accepted {
-                arrival: SimTime(52_458_400 + 20_000_000),
+                arrival: SimTime(1_230_400 + 20_000_000),
                 head_changed: true
             }
         );
         let head = *d.head().unwrap();
         assert!(!head.corrupted() && head.intact_for(7) && !head.intact_for(1));
         assert_eq!(head.intact(), Some(f));
+        // The largest UDP datagram (65,507 B of payload) fits the field exactly.
+        let udp = Packet {
+            len: 65_507,
+            flags: crate::net::packet::UDP,
+            ..Packet::default()
+        };
+        assert_eq!(Frame::of(id, &udp).ip, 65_535);
+    }
+
+    #[test]
+    fn a_frame_over_65535_bytes_is_sized_from_its_packet() {
+        // The largest MSS with 36 bytes of SACK options: 20 + 20 + 36 + 65,495 = 65,571 B of
+        // IP, on a link of the largest MTU (which is not `plain`).
+        let mut d = dir_with(QueueLimit::Packets(10), 65_535, ErrorModelConfig::None);
+        let mut pool = PacketPool::default();
+        let p = Packet {
+            dst: 7,
+            len: 65_495,
+            opt_len: 36,
+            ..Packet::default()
+        };
+        let id = pool.put(&p);
+        let f = Frame::of(id, &p);
+        assert_eq!(f.ip, u16::MAX);
+        // (65,571 + 38) B at 10 Mb/s = 52,487.2 us, then 20 ms.
+        assert_eq!(
+            d.offer(SimTime::ZERO, f, &pool),
+            Offer::Accepted {
+                arrival: SimTime(52_487_200 + 20_000_000),
+                head_changed: true
+            }
+        );
     }
 
     #[test]
