@@ -96,7 +96,11 @@ impl Endpoint {
             };
         }
         // Padded to 4 bytes: `opt` is at most 10 + 2 + 8 x 4, so the sum does not overflow
-        // (two instructions where `div_ceil(4) * 4` takes five, on every segment).
+        // (two instructions where `div_ceil(4) * 4` takes five, on every segment). The links
+        // rely on the bound: at most 36 bytes beyond what the MSS counts (timestamps and three
+        // blocks, or four blocks), so that a frame on a link of MTU up to `PLAIN_MTU_MAX`
+        // (net/link.rs) fits the 16-bit size of its `Frame`. Options that could be longer
+        // must lower that constant.
         p.opt_len = if nswire { opt } else { (opt + 3) & !3 };
     }
 
