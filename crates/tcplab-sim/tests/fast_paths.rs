@@ -1,5 +1,6 @@
 //! Property: the endpoints' shortcuts (the plain send loop, the quiet ACK, a receiver's next
-//! data segment, a sender's pure ACK of new data) do exactly what the general paths do. Every
+//! data segment, a sender's pure ACK of new data) and the simulator's (no look at the
+//! application after a segment that cannot concern it) do exactly what the general paths do. Every
 //! run is made twice, the second with the shortcuts off (`tcp::general_paths_only`), and the
 //! two must agree bit for bit: the summary and every packet sent, received and dropped.
 
@@ -18,6 +19,9 @@ const LOSSES: [f64; 4] = [0.0, 0.002, 0.02, 0.08];
 /// sender is offered (the window update of its pure ACKs).
 const BUFFERS: [&str; 2] = ["256kB", "24kB"];
 const READERS: [&str; 2] = ["unlimited", "4Mbps"];
+/// The applications whose segments the simulator skips differently: an FTP download (the
+/// server's ACKs, once it has the request) and a bulk upload of a given size (the client's ACKs).
+const APPS: [&str; 2] = ["ftp", "bulk"];
 
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -33,6 +37,7 @@ fn check(
     seed: u64,
     buffer: usize,
     reader: usize,
+    app: usize,
 ) -> Result<(), TestCaseError> {
     let per = |p: f64| format!("{{ model = \"per\", p = {p} }}");
     let tcp = format!(
@@ -48,7 +53,8 @@ fn check(
         &per(LOSSES[p_data]),
         &per(LOSSES[p_ack]),
         "packets = true",
-    );
+    )
+    .replace("kind = \"ftp\"", &format!("kind = \"{}\"", APPS[app]));
     let mut sc = Scenario::from_toml_str(&toml).unwrap_or_else(|e| panic!("scenario: {e}"));
     sc.set_seed(seed).expect("a seed");
     let with = run(&sc).expect("run with the shortcuts");
@@ -80,8 +86,9 @@ proptest! {
         seed in 1u64..1_000,
         buffer in 0..BUFFERS.len(),
         reader in 0..READERS.len(),
+        app in 0..APPS.len(),
     ) {
-        check(profile, cc, lr, sack, timestamps, delayed_ack, p_data, p_ack, size, seed, buffer, reader)?;
+        check(profile, cc, lr, sack, timestamps, delayed_ack, p_data, p_ack, size, seed, buffer, reader, app)?;
     }
 }
 
@@ -97,7 +104,7 @@ fn cases_that_caught_a_missing_step() {
         (2, 1, 1, false, false, true, 3, 2, 150_000, 42),
     ] {
         check(
-            profile, cc, lr, sack, ts, delack, p_data, p_ack, size, seed, 0, 0,
+            profile, cc, lr, sack, ts, delack, p_data, p_ack, size, seed, 0, 0, 0,
         )
         .unwrap_or_else(|e| panic!("{e}"));
     }

@@ -106,6 +106,11 @@ pub struct Sim<'s> {
     /// owns connection i from the set-up; connections opened while the run goes on (a page
     /// each) come after them.
     conns: Vec<Conn>,
+    /// Per connection, the end (0 client, 1 server) whose segments cannot change what its
+    /// application waits for (`quiet_end_of`), or `NEITHER` or `NEVER`. Beside `conns`, a byte each,
+    /// so that the check costs no read of the application's settings or state (with 1,000
+    /// flows, lines out of the cache at most ACKs).
+    quiet_end: Vec<u8>,
     apps: Vec<AppRt>,
     /// Per node: the packets its processing delay holds, and that delay.
     held: Vec<Held>,
@@ -181,6 +186,7 @@ impl<'s> Sim<'s> {
         // A connection per application (an `http` application opens more while it runs): 3 kB
         // each, so that 10,000 of them grown one by one held 50 MB instead of 31.
         let mut conns = Vec::with_capacity(sc.apps.len());
+        let mut quiet_end = Vec::with_capacity(sc.apps.len());
         // One copy of each distinct TCP configuration, shared by the endpoints that use it (a
         // dumbbell's 1,000 applications have one): read on every segment, it stays in the
         // cache, and each endpoint is 288 bytes smaller.
@@ -225,6 +231,7 @@ impl<'s> Sim<'s> {
                 ends: endpoints(a, i, conn, &cfg)?,
                 app: i as u32,
             });
+            quiet_end.push(quiet_end_of(&a.kind));
             let sender = match a.kind {
                 AppKind::Ftp { .. } | AppKind::Txn(_) => 1,
                 AppKind::Bulk { .. } | AppKind::Cbr { .. } | AppKind::Udp(_) => 0,
@@ -267,6 +274,7 @@ impl<'s> Sim<'s> {
             pool: PacketPool::default(),
             last_rows: vec![None; conns.len()],
             conns,
+            quiet_end,
             apps,
             held: sc
                 .nodes
@@ -431,7 +439,15 @@ impl<'s> Sim<'s> {
             unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
             // SAFETY: as above (the slot the direction held).
             unsafe { self.pool.release_unchecked(head.pkt()) };
-            self.after_inline(conn);
+            debug_assert!(conn < self.quiet_end.len());
+            // SAFETY: `quiet_end` has an entry per connection (pushed with each).
+            if end == usize::from(unsafe { *self.quiet_end.get_unchecked(conn) }) {
+                // Nothing the application waits for changed: `after_inline` without it.
+                self.flush();
+                self.trace_row(conn);
+            } else {
+                self.after_inline(conn);
+            }
             return;
         }
         if let Some(f) = head.intact().filter(|f| f.dst != d.to && d.relays) {
@@ -755,6 +771,7 @@ impl<'s> Sim<'s> {
             ends,
             app: app as u32,
         });
+        self.quiet_end.push(quiet_end_of(&self.sc.apps[app].kind));
         self.last_rows.push(None);
         rt.conn = conn;
         rt.conns.push(conn);
@@ -905,6 +922,11 @@ impl<'s> Sim<'s> {
             &AppKind::Ftp { size, request_size } => {
                 if !rt.responded && server.delivered >= request_size {
                     rt.responded = true;
+                    // From now on only the client's segments can change what is checked here
+                    // (`quiet_end_of`).
+                    if self.quiet_end[conn] == NEITHER {
+                        self.quiet_end[conn] = 1;
+                    }
                     server.app_write(Some(size), &mut w.ctx());
                     server.app_close(&mut w.ctx());
                 }
@@ -961,6 +983,13 @@ impl<'s> Sim<'s> {
             self.apply(app, act);
         }
         self.flush();
+        self.trace_row(conn);
+    }
+
+    /// A trace row for `conn` after one of its endpoints ran, where the trace takes a row per
+    /// change rather than at fixed intervals.
+    #[inline(always)]
+    fn trace_row(&mut self, conn: usize) {
         if self.trace.is_some() && self.sc.output.trace_interval.is_none() {
             self.record(conn, false);
         }
@@ -1083,6 +1112,29 @@ fn endpoints(a: &AppCfg, i: usize, conn: u32, cfg: &Arc<TcpConfig>) -> SimResult
 }
 
 /// Whether application `a` opens a connection per page (`http`, `connection = "per_page"`).
+/// `Sim::quiet_end` for a connection whose segments all matter to its application, for now.
+const NEITHER: u8 = 2;
+/// `Sim::quiet_end` inside `tcp::general_paths_only`: every segment takes the general path.
+const NEVER: u8 = 3;
+
+/// The end of a new connection whose segments cannot change what `after_inline` checks for its
+/// application, or `NEITHER`: a bulk or CBR application watches only its server (the receiver)
+/// and its own state, so its client's segments (the ACKs) change nothing there. An FTP
+/// application watches both ends until the server has the request; then its server's segments
+/// (ACKs again) change nothing there (the check on the server's side is done, and the client's
+/// is made after each of the client's), and `after_inline` sets its quiet end to 1. `NEVER`
+/// inside `tcp::general_paths_only`, which the tests use to compare the shortcuts with the
+/// general paths.
+fn quiet_end_of(kind: &AppKind) -> u8 {
+    if !crate::tcp::shortcuts_allowed() {
+        return NEVER;
+    }
+    match kind {
+        AppKind::Bulk { .. } | AppKind::Cbr { .. } => 0,
+        AppKind::Ftp { .. } | AppKind::Txn(_) | AppKind::Udp(_) => NEITHER,
+    }
+}
+
 fn per_page(a: &AppCfg) -> bool {
     matches!(&a.kind, AppKind::Txn(c) if c.per_page())
 }

@@ -33,4 +33,5 @@ pub mod rto;
 pub mod scoreboard;
 
 pub use config::{ssthresh_text, LossBase, RtoRestart, SynLoss, TcpConfig, SSTHRESH_UNLIMITED};
+pub(crate) use endpoint::shortcuts_allowed;
 pub use endpoint::{general_paths_only, Ctx, Endpoint, EndpointStats, State};

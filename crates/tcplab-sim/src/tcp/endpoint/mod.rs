@@ -115,6 +115,12 @@ thread_local! {
     static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether shortcuts may be taken: not inside `general_paths_only` (the simulator asks too,
+/// for its own).
+pub(crate) fn shortcuts_allowed() -> bool {
+    !GENERAL_ONLY.with(|g| g.get())
+}
+
 /// Run `f` with every endpoint it builds (on this thread) taking the general paths only: none
 /// of the shortcuts settled at construction (`plain_sends`, `quiet_acks`, `plain_rx`,
 /// `plain_acks`), each of which must do exactly what the general path does in its case. The
@@ -406,7 +412,7 @@ impl Endpoint {
         // them.
         let tune = autotune::RcvTune::new(cfg.rcv_buf, cfg.rcv_buf_max, mss).map(Box::new);
         // The shortcuts below, unless a test asked for the general paths only.
-        let shortcuts = !GENERAL_ONLY.with(|g| g.get());
+        let shortcuts = shortcuts_allowed();
         let mut sb = Scoreboard::default();
         sb.track_newest(
             cc_rules.rate_samples
