@@ -64,7 +64,20 @@ impl EventLog {
             ..EventLog::default()
         }
     }
-    pub fn push(&mut self, now: SimTime, conn: u32, end: u8, kind: &str, seq: u64, detail: String) {
+    pub fn push(&mut self, now: SimTime, conn: u32, end: u8, kind: &str, seq: u64, detail: &str) {
+        self.push_with(now, conn, end, kind, seq, |w| w.write_str(detail));
+    }
+    /// `push`, with the detail written by `detail` straight into the column's text (and not
+    /// at all once the log is full).
+    pub fn push_with(
+        &mut self,
+        now: SimTime,
+        conn: u32,
+        end: u8,
+        kind: &str,
+        seq: u64,
+        detail: impl FnOnce(&mut dyn std::fmt::Write) -> std::fmt::Result,
+    ) {
         if self.cap.full(self.time.len(), now) {
             return;
         }
@@ -73,7 +86,7 @@ impl EventLog {
         self.end.push(end as u64);
         self.kind.push(kind);
         self.seq.push(seq);
-        self.detail.push(&detail);
+        self.detail.push_with(detail);
     }
     pub fn len(&self) -> usize {
         self.time.len()
@@ -306,7 +319,7 @@ mod tests {
     fn a_full_table_counts_what_it_leaves_out() {
         let mut log = EventLog::with_cap(Cap::new(3));
         for i in 0..5u64 {
-            log.push(SimTime(i * 1000), 0, 1, "rto", i, String::new());
+            log.push(SimTime(i * 1000), 0, 1, "rto", i, "");
         }
         assert_eq!(log.len(), 3);
         assert_eq!(log.cap.dropped, 2);
@@ -315,6 +328,31 @@ mod tests {
         match t.column("seq") {
             Some(Column::U64(v)) => assert_eq!(v, &vec![0, 1, 2]), // the first rows are kept
             other => panic!("seq column: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn details_are_written_into_their_rows_and_not_at_all_once_the_log_is_full() {
+        let mut log = EventLog::with_cap(Cap::new(3));
+        let mut written = 0;
+        log.push(SimTime(0), 0, 1, "drop_queue", 7, "bottleneck:ab");
+        for i in 1..5u64 {
+            log.push_with(SimTime(i), 0, 1, "retransmit", i, |w| {
+                written += 1;
+                write!(w, "len {} tx {}", 1000 * i, i + 1)
+            });
+        }
+        assert_eq!(
+            written, 2,
+            "the details of the rows left out are not written"
+        );
+        let t = log.into_table();
+        match t.column("detail") {
+            Some(Column::Str(v)) => assert_eq!(
+                v.to_vec(),
+                vec!["bottleneck:ab", "len 1000 tx 2", "len 2000 tx 3"]
+            ),
+            other => panic!("detail column: {other:?}"),
         }
     }
 }

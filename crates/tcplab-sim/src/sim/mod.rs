@@ -475,7 +475,7 @@ impl<'s> Sim<'s> {
                     1 - p.to_end,
                     "drop_error",
                     p.seq,
-                    self.dirs[dir].name.clone(),
+                    &self.dirs[dir].name,
                 );
             }
             if let Some(pl) = self.w.packets.as_mut() {
@@ -572,14 +572,7 @@ impl<'s> Sim<'s> {
         let now = self.now();
         let place = &self.sc.nodes[node as usize].name;
         if let Some(ev) = self.w.events.as_mut() {
-            ev.push(
-                now,
-                p.conn,
-                1 - p.to_end,
-                "drop_filter",
-                p.seq,
-                place.clone(),
-            );
+            ev.push(now, p.conn, 1 - p.to_end, "drop_filter", p.seq, place);
         }
         if let Some(pl) = self.w.packets.as_mut() {
             pl.push(now, "drop_filter", place, p);
@@ -659,7 +652,7 @@ impl<'s> Sim<'s> {
                 1 - p.to_end,
                 "drop_queue",
                 p.seq,
-                self.dirs[dir as usize].name.clone(),
+                &self.dirs[dir as usize].name,
             );
         }
         if let Some(pl) = self.w.packets.as_mut() {
@@ -683,7 +676,7 @@ impl<'s> Sim<'s> {
                     1 - p.to_end,
                     "drop_queue",
                     p.seq,
-                    self.dirs[dir].name.clone(),
+                    &self.dirs[dir].name,
                 );
             }
             if let Some(pl) = self.w.packets.as_mut() {

@@ -18,12 +18,18 @@ use crate::scenario::walk::{Fields, Visitor};
 pub const SSTHRESH_UNLIMITED: u64 = u64::MAX / 8;
 
 /// ssthresh for people and files: "unlimited" rather than the sentinel.
-pub fn ssthresh_text(ssthresh: u64) -> String {
-    if ssthresh >= SSTHRESH_UNLIMITED {
-        "unlimited".into()
-    } else {
-        ssthresh.to_string()
+pub fn ssthresh_text(ssthresh: u64) -> impl std::fmt::Display {
+    struct Text(u64);
+    impl std::fmt::Display for Text {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            if self.0 >= SSTHRESH_UNLIMITED {
+                f.write_str("unlimited")
+            } else {
+                write!(f, "{}", self.0)
+            }
+        }
     }
+    Text(ssthresh)
 }
 
 /// The window a sender starts with after its SYN or SYN-ACK timed out.

@@ -180,8 +180,8 @@ impl Endpoint {
             }
         }
         let (cwnd, ssthresh) = (self.ccs.cwnd, ssthresh_text(self.ccs.ssthresh));
-        ctx.log(self.conn, self.end, "syn_loss_window", 0, || {
-            format!("cwnd {cwnd} ssthresh {ssthresh}")
+        ctx.log(self.conn, self.end, "syn_loss_window", 0, |w| {
+            write!(w, "cwnd {cwnd} ssthresh {ssthresh}")
         });
     }
 }

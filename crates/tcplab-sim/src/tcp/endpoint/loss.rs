@@ -89,8 +89,9 @@ impl Endpoint {
             self.cc.on_enter_recovery(&mut self.ccs, flight);
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             self.whole_segments();
-            ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, || {
-                format!(
+            ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, |w| {
+                write!(
+                    w,
                     "ssthresh {} cwnd {}",
                     ssthresh_text(self.ccs.ssthresh),
                     self.ccs.cwnd
@@ -105,8 +106,8 @@ impl Endpoint {
     /// before the timeout.
     pub(super) fn try_enter_recovery(&mut self, ctx: &mut Ctx) -> bool {
         if (self.rto_recovery || self.fr_guard.is_some()) && self.cc_rules.guards_fast_retransmit {
-            ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, || {
-                "below recover after timeout".into()
+            ctx.log(self.conn, self.end, "dupack_ignored", self.snd_una, |w| {
+                w.write_str("below recover after timeout")
             });
             return false;
         }
@@ -178,8 +179,9 @@ impl Endpoint {
                 self.sb.mark_all_lost();
             }
         }
-        ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, || {
-            format!(
+        ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, |w| {
+            write!(
+                w,
                 "flight {} ssthresh {} cwnd {}",
                 flight,
                 ssthresh_text(self.ccs.ssthresh),
@@ -245,8 +247,8 @@ impl Endpoint {
             }
             let v = self.view(ctx.now);
             self.rec.on_exit_recovery(&v, &mut self.sb);
-            ctx.log(self.conn, self.end, "recovery_exit", ack, || {
-                if full { "full ack" } else { "partial ack" }.into()
+            ctx.log(self.conn, self.end, "recovery_exit", ack, |w| {
+                w.write_str(if full { "full ack" } else { "partial ack" })
             });
             return;
         }
@@ -262,8 +264,8 @@ impl Endpoint {
             self.recovery_credits = 0;
             let flight = self.flight();
             self.cc.on_exit_recovery(&mut self.ccs, flight);
-            ctx.log(self.conn, self.end, "cc_recovery_exit", ack, || {
-                format!("partial ack; cwnd {}", self.ccs.cwnd)
+            ctx.log(self.conn, self.end, "cc_recovery_exit", ack, |w| {
+                write!(w, "partial ack; cwnd {}", self.ccs.cwnd)
             });
         } else if self.cc_fast_recovery {
             // RFC 6582 step 5: deflate the inflation by the data acked and add back the

@@ -148,9 +148,18 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn log(&mut self, conn: u32, end: u8, kind: &str, seq: u64, detail: impl FnOnce() -> String) {
+    /// Log an event where the run keeps an event log; `detail` writes its text (`write!`)
+    /// straight into the log, and runs only then.
+    fn log(
+        &mut self,
+        conn: u32,
+        end: u8,
+        kind: &str,
+        seq: u64,
+        detail: impl FnOnce(&mut dyn std::fmt::Write) -> std::fmt::Result,
+    ) {
         if let Some(ev) = self.events.as_deref_mut() {
-            ev.push(self.now, conn, end, kind, seq, detail());
+            ev.push_with(self.now, conn, end, kind, seq, detail);
         }
     }
 }
@@ -580,8 +589,8 @@ impl Endpoint {
     fn set_state(&mut self, s: State, ctx: &mut Ctx) {
         if s != self.state {
             let from = self.state;
-            ctx.log(self.conn, self.end, "state", self.snd_una, || {
-                format!("{} -> {}", from.name(), s.name())
+            ctx.log(self.conn, self.end, "state", self.snd_una, |w| {
+                write!(w, "{} -> {}", from.name(), s.name())
             });
             self.state = s;
             if s == State::Established {

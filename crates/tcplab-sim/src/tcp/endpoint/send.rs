@@ -493,8 +493,8 @@ impl Endpoint {
             self.rtt_timing = None;
         }
         self.send_segment(s.start, s.end, s.fin, u32::from(s.tx_count), ctx);
-        ctx.log(self.conn, self.end, "retransmit", s.start, || {
-            format!("len {} tx {}", s.data_len(), s.tx_count)
+        ctx.log(self.conn, self.end, "retransmit", s.start, |w| {
+            write!(w, "len {} tx {}", s.data_len(), s.tx_count)
         });
         let restart = match self.cfg.rto_restart {
             RtoRestart::Every => true,

@@ -177,7 +177,7 @@ impl Endpoint {
                 }
                 self.syn_retransmitted = true;
                 self.rto.on_timeout();
-                ctx.log(self.conn, self.end, "rto", 0, || "SYN".into());
+                ctx.log(self.conn, self.end, "rto", 0, |w| w.write_str("SYN"));
                 self.send_syn(true, ctx);
                 return;
             }
@@ -228,8 +228,9 @@ impl Endpoint {
         }
         self.rec.on_rto(&v, &mut self.sb);
         let rto = self.rto.rto();
-        ctx.log(self.conn, self.end, "rto", self.snd_una, || {
-            format!(
+        ctx.log(self.conn, self.end, "rto", self.snd_una, |w| {
+            write!(
+                w,
                 "backoff {} next rto {:.3}s",
                 self.rto.backoff(),
                 rto.as_secs_f64()
@@ -301,8 +302,9 @@ impl Endpoint {
             self.retransmit_index(i, true, ctx);
             true
         };
-        ctx.log(self.conn, self.end, "tlp", self.snd_una, || {
-            format!(
+        ctx.log(self.conn, self.end, "tlp", self.snd_una, |w| {
+            write!(
+                w,
                 "probe {}",
                 if retransmission {
                     "retransmission"
@@ -365,8 +367,8 @@ impl Endpoint {
                 n + 1
             )
         });
-        ctx.log(self.conn, self.end, "abort", self.snd_una, || {
-            format!("{} retransmissions without progress", self.retries)
+        ctx.log(self.conn, self.end, "abort", self.snd_una, |w| {
+            write!(w, "{} retransmissions without progress", self.retries)
         });
         self.set_state(State::Closed, ctx);
     }
