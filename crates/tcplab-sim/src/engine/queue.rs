@@ -188,16 +188,29 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn insert_later(&mut self, e: Entry) {
-        if self.base == u64::MAX {
-            // The wheel is off, and the event is at the end of time.
-            return self.insert_current(e);
-        }
         let slot = slot_of(e.key);
-        if slot < self.base {
-            // In the slot being run.
-            self.run.insert(e);
-        } else if slot - self.base < SLOTS as u64 {
+        // While the wheel is off only an event at the end of time comes here (see `limit`),
+        // and `base` is `u64::MAX`: the test fails for it (its slot is `u64::MAX >> SLOT_SHIFT`,
+        // and the difference wraps to that plus one, far above `SLOTS`), as it does for an
+        // event in the slot being run (the difference wraps) or beyond the wheel's span.
+        debug_assert!(self.base != u64::MAX || (e.key >> 64) as u64 == u64::MAX);
+        if slot.wrapping_sub(self.base) < SLOTS as u64 {
             self.wheel.push(slot as usize, e);
+        } else {
+            self.insert_elsewhere(e, slot);
+        }
+    }
+
+    /// The rest of `insert_later`, out of its line so that its common case (a push into the
+    /// wheel) saves and restores few registers: the wheel is off (the event is at the end of
+    /// time), or the event is in the slot being run, or beyond the wheel's span.
+    #[cold]
+    #[inline(never)]
+    fn insert_elsewhere(&mut self, e: Entry, slot: u64) {
+        if self.base == u64::MAX {
+            self.insert_current(e);
+        } else if slot < self.base {
+            self.run.insert(e);
         } else {
             self.far.push(e);
         }
@@ -504,6 +517,31 @@ mod tests {
         against_model(7, 20_000, 60, |r| 3 * span + r % (50 * span));
         // Only same-slot events while the wheel is on: the run takes them all.
         against_model(8, 20_000, 60, |r| r % 7);
+    }
+
+    #[test]
+    fn the_end_of_time_while_the_wheel_is_off() {
+        // Only an event at the end of time takes `insert_later` while the wheel is off; it
+        // must go beside the heap (or into it), never into the wheel.
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(5), Event::AppStart { app: 0 });
+        q.schedule(SimTime::MAX, Event::Stop);
+        q.schedule(SimTime(7), Event::AppStart { app: 1 });
+        q.schedule(SimTime::MAX, Event::Sample);
+        q.schedule(SimTime(6), Event::AppStart { app: 2 });
+        assert_eq!(q.base, u64::MAX, "the wheel is off");
+        assert_eq!(q.wheel.len, 0);
+        let popped: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            popped,
+            vec![
+                (SimTime(5), Event::AppStart { app: 0 }),
+                (SimTime(6), Event::AppStart { app: 2 }),
+                (SimTime(7), Event::AppStart { app: 1 }),
+                (SimTime::MAX, Event::Stop),
+                (SimTime::MAX, Event::Sample),
+            ]
+        );
     }
 
     #[test]
