@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{per_page, AppRt, Sim};
+use super::apps::per_page;
+use super::{AppRt, Sim};
 use crate::apps::app_series;
 use crate::engine::time::SimTime;
 use crate::net::link::LinkDir;
