@@ -22,10 +22,11 @@ pub fn ssthresh_text(ssthresh: u64) -> impl std::fmt::Display {
     struct Text(u64);
     impl std::fmt::Display for Text {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            // Through the formatter, so that a width or fill applies as it did to the string.
             if self.0 >= SSTHRESH_UNLIMITED {
-                f.write_str("unlimited")
+                f.pad("unlimited")
             } else {
-                write!(f, "{}", self.0)
+                std::fmt::Display::fmt(&self.0, f)
             }
         }
     }
@@ -531,5 +532,25 @@ impl Fields for Ns2Rules {
         v.flag("wire", &mut self.wire)
             .doc("ns-2's header sizes: no SYN options, SACK blocks of 8 bytes without kind, length or padding (sack.cc).")
             .example("false");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssthresh_text_names_the_sentinel_and_keeps_widths() {
+        assert_eq!(ssthresh_text(SSTHRESH_UNLIMITED).to_string(), "unlimited");
+        assert_eq!(ssthresh_text(u64::MAX / 4).to_string(), "unlimited");
+        assert_eq!(ssthresh_text(2920).to_string(), "2920");
+        assert_eq!(
+            format!(
+                "[{:>11}|{:<6}]",
+                ssthresh_text(u64::MAX),
+                ssthresh_text(2920)
+            ),
+            "[  unlimited|2920  ]"
+        );
     }
 }
