@@ -1,4 +1,4 @@
-//! The event queue, keyed by `(time, seq)`: with few pending events a 4-ary heap and three places
+//! The event queue, keyed by `(time, seq)`: with few pending events a 4-ary heap and two places
 //! beside it, with many a timing wheel of short slots and a heap for the events beyond its span
 //! (see [`EventQueue`]).
 //!
@@ -13,8 +13,14 @@ use crate::engine::heap::{Entry, Heap};
 use crate::engine::time::SimTime;
 use crate::engine::wheel::{slot_of, Run, Wheel, SLOTS, SLOT_SHIFT};
 
-/// How many events wait beside the heap (see [`EventQueue`]).
-const NEAR: usize = 3;
+/// How many events wait beside the heap (see [`EventQueue`]). Two: a run that keeps more
+/// events pending than there are places walks most new events to their place and moves the
+/// latest to the heap, and one that keeps fewer shifts the places for nothing at every pop. On
+/// the 1-flow ns-2 dumbbell (three hops each way, about seven events pending) two places against
+/// three took 5.1 % fewer instructions and 4 to 6 % less time; on ns-2's chain and on a bulk
+/// transfer (fewer events pending) 0.9 to 2.2 % more instructions and the same time within 1 %
+/// (BENCHMARKS.md, seventh session).
+const NEAR: usize = 2;
 
 /// The wheel is used only while the events are many: from when the heap reaches `WHEEL_ON`
 /// entries until the wheel and the far heap hold `WHEEL_OFF` or fewer. With few events (a single
@@ -28,8 +34,8 @@ const WHEEL_OFF: usize = 32;
 /// the later ones in a timing wheel and those beyond its span in a second heap.
 ///
 /// Most events schedule the next ones themselves, and the events due soon are few: in a single
-/// flow they all fit beside the heap, where taking the earliest is a comparison with the heap's
-/// top and a shift of at most two entries, instead of a sift-down (and a sift-up when it was
+/// flow the earliest wait beside the heap, where taking the earliest is a comparison with the heap's
+/// top and a shift of at most one entry, instead of a sift-down (and a sift-up when it was
 /// pushed). A new event goes beside the heap when there is room there (in its place by key), or
 /// when it is earlier than the last one there (which then moves to the heap); else it goes to the
 /// heap. A pop takes whichever of the first one beside the heap and the heap's top has the
