@@ -443,15 +443,7 @@ impl<'s> Sim<'s> {
             unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
             // SAFETY: as above (the slot the direction held).
             unsafe { self.pool.release_unchecked(head.pkt()) };
-            debug_assert!(conn < self.quiet_end.len());
-            // SAFETY: `quiet_end` has an entry per connection (pushed with each).
-            if end == usize::from(unsafe { *self.quiet_end.get_unchecked(conn) }) {
-                // Nothing the application waits for changed: `after_inline` without it.
-                self.flush();
-                self.trace_row(conn);
-            } else {
-                self.after_inline(conn);
-            }
+            self.after_inline(conn, end);
             return;
         }
         if let Some(f) = head.intact().filter(|f| f.dst != d.to && d.relays) {
