@@ -1,7 +1,6 @@
 //! The timing wheel of the event queue, used while the pending events are many: slots of
-//! `2^SLOT_SHIFT` ns, each a list of events, and the sorted events of the slot being run.
+//! `2^SLOT_SHIFT` ns, each a vector of events, and the sorted events of the slot being run.
 
-use crate::engine::event::Event;
 use crate::engine::heap::Entry;
 
 /// A wheel slot spans `2^SLOT_SHIFT` ns (8.2 us): with many flows a few events fall in a slot,
@@ -15,34 +14,22 @@ pub(super) const SLOT_SHIFT: u32 = 13;
 pub(super) const SLOTS: usize = 2048;
 const WORDS: usize = SLOTS / 64;
 const _: () = assert!(WORDS <= 64 && SLOTS.is_power_of_two() && SLOTS >= 64);
-/// The end of a slot's list.
-const NIL: u32 = u32::MAX;
 
-/// A wheel entry: an event and the next entry of its slot. The key is split in two words so
-/// that a node is 32 bytes, two to a cache line.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    time: u64,
-    seq: u64,
-    ev: Event,
-    next: u32,
-}
-const _: () = assert!(std::mem::size_of::<Node>() == 32);
-
-/// A timing wheel of `SLOTS` slots of `2^SLOT_SHIFT` ns. A slot is a list of nodes, newest
-/// first, in one shared pool of nodes with a free list: a push writes one node and one head, and
-/// a slot costs 4 bytes whether it holds events or not. The entries of a slot are not sorted
-/// until the clock reaches it. A bitmap (and one summary word over its words) finds the next
-/// occupied slot in a few instructions. The slots are made when the wheel first starts: a run
-/// that never needs them (a single flow) neither builds nor drops them.
+/// A timing wheel of `SLOTS` slots of `2^SLOT_SHIFT` ns. Each slot is a vector of its events in
+/// no order; when the clock reaches a slot, its vector becomes the run's (`take` swaps the two,
+/// and the slot keeps the run's emptied vector and its capacity), so an event is written once,
+/// by its push, and read in place by the run's sort and pop. (The slots were lists in a shared
+/// pool of nodes, which `take` walked and copied into the run: with 100 flows that cost about
+/// 25 instructions an event, and the pool's free list and the walk's dependent loads more; the
+/// vectors' memory is colder, 2.6 M more last-level misses at 1,000 flows, but the run is 4 to
+/// 5 % faster at 100 and 1,000 flows, BENCHMARKS.md, eighth session.) A bitmap (and one summary
+/// word over its words) finds the next occupied slot in a few instructions. The slots are made
+/// when the wheel first starts: a run that never needs them (a single flow) neither builds nor
+/// drops them.
 #[derive(Debug)]
 pub(super) struct Wheel {
-    /// The first node of each slot (`NIL` when empty): `SLOTS` of them once the wheel has
-    /// started, none before.
-    heads: Vec<u32>,
-    nodes: Vec<Node>,
-    /// The first free node, `NIL` when none is.
-    free: u32,
+    /// The events of each slot: `SLOTS` of them once the wheel has started, none before.
+    slots: Vec<Vec<Entry>>,
     /// A bit per slot, set while the slot holds events.
     bits: [u64; WORDS],
     /// A bit per word of `bits`, set while the word is not 0.
@@ -53,9 +40,7 @@ pub(super) struct Wheel {
 impl Default for Wheel {
     fn default() -> Self {
         Wheel {
-            heads: Vec::new(),
-            nodes: Vec::new(),
-            free: NIL,
+            slots: Vec::new(),
             bits: [0; WORDS],
             summary: 0,
             len: 0,
@@ -65,35 +50,31 @@ impl Default for Wheel {
 
 impl Wheel {
     pub(super) fn start(&mut self) {
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; SLOTS];
+        if self.slots.is_empty() {
+            self.slots = (0..SLOTS).map(|_| Vec::new()).collect();
         }
     }
 
     #[inline(always)]
     pub(super) fn push(&mut self, slot: usize, e: Entry) {
         let slot = slot & (SLOTS - 1);
-        let node = Node {
-            time: (e.key >> 64) as u64,
-            seq: e.key as u64,
-            ev: e.ev,
-            next: self.heads[slot],
-        };
-        let n = if self.free != NIL {
-            let n = self.free;
-            let at = &mut self.nodes[n as usize];
-            self.free = at.next;
-            *at = node;
-            n
-        } else {
-            debug_assert!(self.nodes.len() < NIL as usize, "wheel nodes exhausted");
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
-        self.heads[slot] = n;
+        let v = &mut self.slots[slot];
+        if v.len() == v.capacity() {
+            // A call on the common path would make every push save and restore registers.
+            return self.push_growing(slot, e);
+        }
+        v.push(e);
         self.bits[slot / 64] |= 1 << (slot % 64);
         self.summary |= 1 << (slot / 64);
         self.len += 1;
+    }
+
+    /// `push` into a slot whose vector is full.
+    #[cold]
+    #[inline(never)]
+    fn push_growing(&mut self, slot: usize, e: Entry) {
+        self.slots[slot].reserve(1);
+        self.push(slot, e);
     }
 
     /// The first occupied slot at or after `start`, going round: its distance from `start`.
@@ -117,23 +98,14 @@ impl Wheel {
         Some(idx.wrapping_sub(start) & (SLOTS - 1))
     }
 
-    /// Move slot `slot`'s entries to the end of `into` (in no particular order), emptying it.
+    /// Hand slot `slot`'s entries (in no particular order) to `into`, which must be empty and
+    /// whose allocation the slot keeps, emptying the slot.
     #[inline]
     pub(super) fn take(&mut self, slot: usize, into: &mut Vec<Entry>) {
+        debug_assert!(into.is_empty());
         let slot = slot & (SLOTS - 1);
-        let mut n = std::mem::replace(&mut self.heads[slot], NIL);
-        while n != NIL {
-            let node = &mut self.nodes[n as usize];
-            into.push(Entry {
-                key: (u128::from(node.time) << 64) | u128::from(node.seq),
-                ev: node.ev,
-            });
-            let next = node.next;
-            node.next = self.free;
-            self.free = n;
-            n = next;
-            self.len -= 1;
-        }
+        std::mem::swap(&mut self.slots[slot], into);
+        self.len -= into.len();
         self.bits[slot / 64] &= !(1 << (slot % 64));
         if self.bits[slot / 64] == 0 {
             self.summary &= !(1 << (slot / 64));
