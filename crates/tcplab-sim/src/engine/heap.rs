@@ -2,12 +2,32 @@
 
 use crate::engine::event::Event;
 
-/// A heap entry: the time in the high 64 bits of the key and the scheduling counter in the low
-/// ones, so one integer comparison orders by `(time, seq)`; keys are unique.
+/// A heap entry: the time and the scheduling counter, which order it by `(time, seq)` as one
+/// integer (`key`); keys are unique. Two words and the event, 24 bytes (a `u128` key would
+/// align the entry to 16 bytes and pad it to 32).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
-    pub(super) key: u128,
+    seq: u64,
+    time: u64,
     pub(super) ev: Event,
+}
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+
+impl Entry {
+    #[inline(always)]
+    pub(super) fn new(key: u128, ev: Event) -> Entry {
+        Entry {
+            seq: key as u64,
+            time: (key >> 64) as u64,
+            ev,
+        }
+    }
+
+    /// The time in the high 64 bits, the counter in the low ones.
+    #[inline(always)]
+    pub(super) fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq)
+    }
 }
 
 /// A 4-ary min-heap on `Entry::key`. Against std's binary max-heap it does half the levels and
@@ -25,7 +45,7 @@ impl Heap {
         self.v.push(e);
         while i > 0 {
             let parent = (i - 1) / 4;
-            if self.v[parent].key <= e.key {
+            if self.v[parent].key() <= e.key() {
                 break;
             }
             self.v[i] = self.v[parent];
@@ -51,13 +71,13 @@ impl Heap {
             let first = 4 * i + 1;
             let m = if first + 4 <= n {
                 let c = &self.v[first..first + 4];
-                let a = if c[1].key < c[0].key { 1 } else { 0 };
-                let b = if c[3].key < c[2].key { 3 } else { 2 };
-                first + if c[b].key < c[a].key { b } else { a }
+                let a = if c[1].key() < c[0].key() { 1 } else { 0 };
+                let b = if c[3].key() < c[2].key() { 3 } else { 2 };
+                first + if c[b].key() < c[a].key() { b } else { a }
             } else if first < n {
                 let mut m = first;
                 for c in first + 1..n {
-                    if self.v[c].key < self.v[m].key {
+                    if self.v[c].key() < self.v[m].key() {
                         m = c;
                     }
                 }
@@ -65,7 +85,7 @@ impl Heap {
             } else {
                 break;
             };
-            if self.v[m].key >= last.key {
+            if self.v[m].key() >= last.key() {
                 break;
             }
             self.v[i] = self.v[m];
@@ -78,7 +98,7 @@ impl Heap {
     /// The smallest key, or `u128::MAX` (no event's) when there is none.
     #[inline]
     pub(super) fn min_key(&self) -> u128 {
-        self.v.first().map_or(u128::MAX, |e| e.key)
+        self.v.first().map_or(u128::MAX, |e| e.key())
     }
 
     pub(super) fn is_empty(&self) -> bool {

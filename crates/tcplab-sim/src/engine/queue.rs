@@ -91,10 +91,7 @@ impl Default for EventQueue {
         EventQueue {
             heap: Heap::default(),
             heap_min: u128::MAX,
-            near: [Entry {
-                key: 0,
-                ev: Event::Stop,
-            }; NEAR],
+            near: [Entry::new(0, Event::Stop); NEAR],
             n_near: 0,
             run: Run::default(),
             base: u64::MAX,
@@ -155,10 +152,7 @@ impl EventQueue {
             );
         }
         let time = time.max(self.now);
-        let e = Entry {
-            key: (u128::from(time.0) << 64) | u128::from(seq),
-            ev,
-        };
+        let e = Entry::new((u128::from(time.0) << 64) | u128::from(seq), ev);
         if time.0 < self.limit {
             self.insert_current(e);
         } else {
@@ -172,10 +166,7 @@ impl EventQueue {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        let e = Entry {
-            key: (u128::from(time.0) << 64) | u128::from(self.seq),
-            ev,
-        };
+        let e = Entry::new((u128::from(time.0) << 64) | u128::from(self.seq), ev);
         if time.0 < self.limit {
             self.insert_current(e);
         } else {
@@ -194,12 +185,12 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn insert_later(&mut self, e: Entry) {
-        let slot = slot_of(e.key);
+        let slot = slot_of(e.key());
         // While the wheel is off only an event at the end of time comes here (see `limit`),
         // and `base` is `u64::MAX`: the test fails for it (its slot is `u64::MAX >> SLOT_SHIFT`,
         // and the difference wraps to that plus one, far above `SLOTS`), as it does for an
         // event in the slot being run (the difference wraps) or beyond the wheel's span.
-        debug_assert!(self.base != u64::MAX || (e.key >> 64) as u64 == u64::MAX);
+        debug_assert!(self.base != u64::MAX || (e.key() >> 64) as u64 == u64::MAX);
         if slot.wrapping_sub(self.base) < SLOTS as u64 {
             self.wheel.push(slot as usize, e);
         } else {
@@ -228,12 +219,12 @@ impl EventQueue {
         let n = self.n_near;
         if n < NEAR {
             // Not full, and usually the latest: appended, with no copy of the last entry.
-            if n == 0 || self.near[n - 1].key < e.key {
+            if n == 0 || self.near[n - 1].key() < e.key() {
                 self.near[n] = e;
                 self.n_near = n + 1;
                 return;
             }
-        } else if e.key > self.near[NEAR - 1].key {
+        } else if e.key() > self.near[NEAR - 1].key() {
             self.heap_push(e);
             return;
         }
@@ -242,7 +233,7 @@ impl EventQueue {
         // push (which may start the wheel, moving them all) sees them complete.
         let displaced = self.near[NEAR - 1];
         let mut i = n.min(NEAR - 1);
-        while i > 0 && self.near[i - 1].key > e.key {
+        while i > 0 && self.near[i - 1].key() > e.key() {
             self.near[i] = self.near[i - 1];
             i -= 1;
         }
@@ -256,7 +247,7 @@ impl EventQueue {
 
     #[inline(always)]
     fn heap_push(&mut self, e: Entry) {
-        self.heap_min = self.heap_min.min(e.key);
+        self.heap_min = self.heap_min.min(e.key());
         if self.heap.v.len() < WHEEL_ON - 1 {
             self.heap.push(e);
         } else {
@@ -284,7 +275,7 @@ impl EventQueue {
         loop {
             let n = self.n_near;
             // The single flow's case first: while the wheel is on nothing is beside the heap.
-            let e = if n > 0 && self.near[0].key < self.heap_min {
+            let e = if n > 0 && self.near[0].key() < self.heap_min {
                 let e = self.near[0];
                 // Shift them all, whatever their number: fixed moves, no loop and no bounds
                 // tests (the entries past `n_near` are never read).
@@ -313,13 +304,13 @@ impl EventQueue {
             };
             // Invariant: time never goes backwards (`schedule` and `schedule_reserved` clamp a time
             // in the past to `now`).
-            let time = SimTime((e.key >> 64) as u64);
+            let time = SimTime((e.key() >> 64) as u64);
             self.now = time;
             self.popped += 1;
             #[cfg(debug_assertions)]
             {
-                debug_assert!(e.key > self.last_key, "events popped out of order");
-                self.last_key = e.key;
+                debug_assert!(e.key() > self.last_key, "events popped out of order");
+                self.last_key = e.key();
             }
             return Some((time, e.ev));
         }
@@ -343,7 +334,7 @@ impl EventQueue {
         self.n_near = 0;
         self.run.reset();
         for e in all.drain(..) {
-            if slot_of(e.key) < self.base {
+            if slot_of(e.key()) < self.base {
                 self.run.v.push(e);
             } else {
                 self.insert_later(e);
@@ -409,7 +400,7 @@ impl EventQueue {
         let end = slot + SLOTS as u64;
         while slot_of(self.far.min_key()) < end {
             let Some(e) = self.far.pop() else { break };
-            self.wheel.push(slot_of(e.key) as usize, e);
+            self.wheel.push(slot_of(e.key()) as usize, e);
         }
         self.set_base(slot + 1);
         self.run.reset();

@@ -151,12 +151,12 @@ impl Run {
     /// instant (a burst); a reserved start lands where its counter puts it.
     #[inline]
     pub(super) fn insert(&mut self, e: Entry) {
-        let at = self.head + self.v[self.head..].partition_point(|x| x.key < e.key);
+        let at = self.head + self.v[self.head..].partition_point(|x| x.key() < e.key());
         self.v.insert(at, e);
     }
 
     pub(super) fn sort(&mut self) {
-        self.v[self.head..].sort_unstable_by_key(|e| e.key);
+        self.v[self.head..].sort_unstable_by_key(|e| e.key());
     }
 }
 
