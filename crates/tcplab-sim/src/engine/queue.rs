@@ -425,6 +425,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::Dur;
 
     #[test]
     fn pops_in_time_then_scheduling_order_under_random_interleaving() {
@@ -635,6 +636,45 @@ mod tests {
         }
         assert_eq!(q.pop(), Some((SimTime(5), Event::Sample)));
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn bursts_leave_no_large_vectors_in_the_wheel() {
+        // Six bursts of 20,000 events, each at one instant and in another part of the wheel,
+        // among 400 events that keep the wheel on, each scheduling the next 400 slots on: after
+        // the run, the slots' vectors have room for a few entries each, not for the bursts
+        // (a burst's vector would stay in the slot after its own, which stays empty).
+        let span = (SLOTS as u64) << SLOT_SHIFT;
+        let step = 1u64 << SLOT_SHIFT;
+        let mut q = EventQueue::new();
+        let mut scheduled = 0u64;
+        for i in 0..400u64 {
+            q.schedule(SimTime(i * step), Event::Sample);
+            scheduled += 1;
+        }
+        let (mut burst_at, mut bursts) = (50 * step, 0);
+        let (mut popped, mut last) = (0u64, SimTime::ZERO);
+        while let Some((t, ev)) = q.pop() {
+            assert!(t >= last);
+            (last, popped) = (t, popped + 1);
+            if ev != Event::Sample || t.0 >= 4 * span {
+                continue;
+            }
+            q.schedule(t + Dur(400 * step), Event::Sample);
+            scheduled += 1;
+            if t.0 >= burst_at && bursts < 6 {
+                assert_ne!(q.base, u64::MAX, "the wheel is on");
+                for app in 0..20_000u32 {
+                    q.schedule(t + Dur(7 * step + 1), Event::AppTick { app });
+                }
+                scheduled += 20_000;
+                bursts += 1;
+                burst_at += span / 5 + 3 * step;
+            }
+        }
+        assert_eq!((bursts, popped), (6, scheduled));
+        let room = q.wheel.capacity() + q.run.v.capacity();
+        assert!(room <= 8 * SLOTS, "room for {room} entries kept");
     }
 
     #[test]

@@ -77,6 +77,12 @@ impl Wheel {
         self.push(slot, e);
     }
 
+    /// Entries the slots' vectors have room for.
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.slots.iter().map(Vec::capacity).sum()
+    }
+
     /// The first occupied slot at or after `start`, going round: its distance from `start`.
     #[inline]
     pub(super) fn next_occupied(&self, start: usize) -> Option<usize> {
@@ -113,6 +119,9 @@ impl Wheel {
     }
 }
 
+/// The most entries a run's vector keeps room for when it goes on to a slot (`Run::reset`).
+const RUN_KEEP: usize = 1024;
+
 /// The events of the current wheel slot, by increasing key, taken from the front (`head`): a
 /// burst of events at one instant, each later than all before it, is appended, not shifted in
 /// (100,000 events scheduled at one instant while the wheel is on took 3.6 s when the run was a
@@ -140,9 +149,17 @@ impl Run {
         self.v.len() - self.head
     }
 
-    /// Empty it, keeping the allocation (it must hold no event).
+    /// Empty it (it must hold no event), keeping its allocation unless that has room for more
+    /// than `RUN_KEEP` entries. The run's vector goes on to a slot at the change of slot this
+    /// precedes, and one that held a burst would otherwise keep its size in that slot, which may
+    /// stay empty for long: each burst at another place of the wheel would leave one behind.
+    /// (With more than `RUN_KEEP` events in most slots, the vector each slot starts from and
+    /// regrows is one allocation a slot, against a thousand events.)
     pub(super) fn reset(&mut self) {
         debug_assert!(self.is_empty());
+        if self.v.capacity() > RUN_KEEP {
+            self.v = Vec::new();
+        }
         self.v.clear();
         self.head = 0;
     }
