@@ -226,6 +226,10 @@ impl ErrorModel {
                 if self.list_pos < frames.len() && frames[self.list_pos] == idx {
                     return true;
                 }
+                if segments.is_empty() {
+                    // (the frame need not be described: ns-2's loss lists are by frame)
+                    return false;
+                }
                 match frame().tcp {
                     Some(seg) => segments.contains(&seg),
                     None => false,
