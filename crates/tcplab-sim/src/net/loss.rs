@@ -180,6 +180,17 @@ impl ErrorModel {
             self.frame_index += 1;
             return uniform(&mut self.rng) < p;
         }
+        if let ErrorModelConfig::List { frames, segments } = &self.cfg {
+            if segments.is_empty() {
+                // A list of frames (ns-2's loss lists), in line: `decide`'s step for it.
+                let idx = self.frame_index;
+                self.frame_index += 1;
+                while frames.get(self.list_pos).is_some_and(|&f| f < idx) {
+                    self.list_pos += 1;
+                }
+                return frames.get(self.list_pos) == Some(&idx);
+            }
+        }
         self.decide(frame)
     }
 
@@ -312,6 +323,30 @@ mod tests {
         assert!(m.corrupts(&seg(4381, 1))); // frame 3
         assert!(m.corrupts(&seg(1461, 2))); // second transmission of 1461
         assert!(!m.corrupts(&seg(1461, 3)));
+    }
+
+    #[test]
+    fn a_list_of_frames_drops_exactly_those_frames_and_never_reads_one() {
+        // ns-2's loss lists: frame indices only. The frame is never described (the closure
+        // would panic), and the frames lost are exactly the listed ones, also when listed
+        // frames come in a row, and none after the list's end.
+        let cfg = ErrorModelConfig::List {
+            frames: vec![0, 3, 4, 9],
+            segments: vec![],
+        };
+        let mut m = ErrorModel::new(cfg, stream(0, "l"));
+        let lost: Vec<u64> = (0..20u64)
+            .filter(|_| m.corrupts_frame(|| unreachable!("a frame-only list reads no frame")))
+            .collect();
+        assert_eq!(lost, vec![0, 3, 4, 9]);
+        let mut empty = ErrorModel::new(
+            ErrorModelConfig::List {
+                frames: vec![],
+                segments: vec![],
+            },
+            stream(0, "l"),
+        );
+        assert!((0..5).all(|_| !empty.corrupts_frame(|| unreachable!())));
     }
 
     #[test]
