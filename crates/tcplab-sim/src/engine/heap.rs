@@ -15,12 +15,13 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 24);
 
 impl Entry {
     #[inline(always)]
-    pub(super) fn new(key: u128, ev: Event) -> Entry {
-        Entry {
-            seq: key as u64,
-            time: (key >> 64) as u64,
-            ev,
-        }
+    pub(super) fn new(time: u64, seq: u64, ev: Event) -> Entry {
+        Entry { seq, time, ev }
+    }
+
+    #[inline(always)]
+    pub(super) fn time(&self) -> u64 {
+        self.time
     }
 
     /// The time in the high 64 bits, the counter in the low ones.

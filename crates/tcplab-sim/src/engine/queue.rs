@@ -91,7 +91,7 @@ impl Default for EventQueue {
         EventQueue {
             heap: Heap::default(),
             heap_min: u128::MAX,
-            near: [Entry::new(0, Event::Stop); NEAR],
+            near: [Entry::new(0, 0, Event::Stop); NEAR],
             n_near: 0,
             run: Run::default(),
             base: u64::MAX,
@@ -152,7 +152,7 @@ impl EventQueue {
             );
         }
         let time = time.max(self.now);
-        let e = Entry::new((u128::from(time.0) << 64) | u128::from(seq), ev);
+        let e = Entry::new(time.0, seq, ev);
         if time.0 < self.limit {
             self.insert_current(e);
         } else {
@@ -166,7 +166,7 @@ impl EventQueue {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        let e = Entry::new((u128::from(time.0) << 64) | u128::from(self.seq), ev);
+        let e = Entry::new(time.0, self.seq, ev);
         if time.0 < self.limit {
             self.insert_current(e);
         } else {
@@ -190,7 +190,7 @@ impl EventQueue {
         // and `base` is `u64::MAX`: the test fails for it (its slot is `u64::MAX >> SLOT_SHIFT`,
         // and the difference wraps to that plus one, far above `SLOTS`), as it does for an
         // event in the slot being run (the difference wraps) or beyond the wheel's span.
-        debug_assert!(self.base != u64::MAX || (e.key() >> 64) as u64 == u64::MAX);
+        debug_assert!(self.base != u64::MAX || e.time() == u64::MAX);
         if slot.wrapping_sub(self.base) < SLOTS as u64 {
             self.wheel.push(slot as usize, e);
         } else {
@@ -304,7 +304,7 @@ impl EventQueue {
             };
             // Invariant: time never goes backwards (`schedule` and `schedule_reserved` clamp a time
             // in the past to `now`).
-            let time = SimTime((e.key() >> 64) as u64);
+            let time = SimTime(e.time());
             self.now = time;
             self.popped += 1;
             #[cfg(debug_assertions)]

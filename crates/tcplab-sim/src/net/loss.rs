@@ -182,13 +182,11 @@ impl ErrorModel {
         }
         if let ErrorModelConfig::List { frames, segments } = &self.cfg {
             if segments.is_empty() {
-                // A list of frames (ns-2's loss lists), in line: `decide`'s step for it.
+                // A list of frames only (ns-2's loss lists), in line: the frame need not be
+                // described.
                 let idx = self.frame_index;
                 self.frame_index += 1;
-                while frames.get(self.list_pos).is_some_and(|&f| f < idx) {
-                    self.list_pos += 1;
-                }
-                return frames.get(self.list_pos) == Some(&idx);
+                return listed(frames, &mut self.list_pos, idx);
             }
         }
         self.decide(frame)
@@ -231,15 +229,9 @@ impl ErrorModel {
                 lost
             }
             ErrorModelConfig::List { frames, segments } => {
-                while self.list_pos < frames.len() && frames[self.list_pos] < idx {
-                    self.list_pos += 1;
-                }
-                if self.list_pos < frames.len() && frames[self.list_pos] == idx {
+                // (a list of frames only is decided in `corrupts_frame`)
+                if listed(frames, &mut self.list_pos, idx) {
                     return true;
-                }
-                if segments.is_empty() {
-                    // (the frame need not be described: ns-2's loss lists are by frame)
-                    return false;
                 }
                 match frame().tcp {
                     Some(seg) => segments.contains(&seg),
@@ -248,6 +240,16 @@ impl ErrorModel {
             }
         }
     }
+}
+
+/// Whether frame `idx` is in the sorted list `frames`, `pos` being where the previous frame's
+/// search ended (frame indices only grow).
+#[inline(always)]
+fn listed(frames: &[u64], pos: &mut usize, idx: u64) -> bool {
+    while frames.get(*pos).is_some_and(|&f| f < idx) {
+        *pos += 1;
+    }
+    frames.get(*pos) == Some(&idx)
 }
 
 #[cfg(test)]
