@@ -12,7 +12,7 @@
 //! sees this direction's own frame sequence. A corrupted frame still occupies the wire and is
 //! discarded by the receiver on arrival (it is counted in `frames_sent` and `frames_dropped_error`).
 
-use crate::engine::ring::Ring;
+use crate::engine::ring::{HeadRing, Ring};
 use crate::engine::time::{serialization, Dur, SimTime, NS_PER_SEC};
 use crate::net::aqm::{Red, RedDrop};
 use crate::net::codel::{CoDelQueue, Pending};
@@ -193,8 +193,8 @@ impl InFlight {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct LinkDir {
-    // What a frame's delivery reads (one cache line).
-    in_flight: Ring<InFlight>,
+    // What a frame's delivery reads (one cache line), the head frame among it.
+    in_flight: HeadRing<InFlight>,
     /// The simulator's last `(destination, next hop)` for frames arriving over this direction.
     pub hop_memo: (u32, u32),
     pub to: u16,
@@ -255,6 +255,10 @@ pub struct LinkDir {
     qlog_dropped: u64,
 }
 
+// What a delivery reads stays in the first cache line.
+const _: () = assert!(std::mem::size_of::<HeadRing<InFlight>>() == 40);
+const _: () = assert!(std::mem::offset_of!(LinkDir, lossless) < 64);
+
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -293,7 +297,7 @@ impl LinkDir {
             },
             waiting: Ring::default(),
             waiting_bytes: 0,
-            in_flight: Ring::default(),
+            in_flight: HeadRing::default(),
             qlog: None,
             qlog_max: 0,
             qlog_dropped: 0,
@@ -715,7 +719,7 @@ impl LinkDir {
     /// Arrival time of the frame behind the head, if any.
     #[inline]
     pub fn second_arrival(&self) -> Option<SimTime> {
-        self.in_flight.get(1).map(|n| n.arrival)
+        self.in_flight.second().map(|n| n.arrival)
     }
 
     /// Arrival time of the head frame, if any.
