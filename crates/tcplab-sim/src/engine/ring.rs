@@ -180,9 +180,9 @@ impl<T: Copy + Default> HeadRing<T> {
     #[inline]
     pub fn second(&self) -> Option<&T> {
         if self.n > 1 {
+            debug_assert!((self.start as usize) < self.buf.len());
             // SAFETY: with more than one element the ring holds one at `start`, which is
             // kept below its length.
-            debug_assert!((self.start as usize) < self.buf.len());
             Some(unsafe { self.buf.get_unchecked(self.start as usize) })
         } else {
             None
