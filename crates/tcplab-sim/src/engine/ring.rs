@@ -216,6 +216,13 @@ impl<T: Copy + Default> HeadRing<T> {
         Some(x)
     }
 
+    /// `drop_front`, and the new front, if any.
+    #[inline]
+    pub fn advance(&mut self) -> Option<&T> {
+        self.drop_front();
+        self.front()
+    }
+
     #[inline]
     pub fn drop_front(&mut self) {
         if self.n > 1 {

@@ -699,10 +699,11 @@ impl LinkDir {
 
     /// Remove the head frame, which its caller read in place and found intact (so there is
     /// nothing to count): `take_head` without the test of the frame and without moving it.
+    /// The arrival time of the frame that becomes the head, if any (for its delivery event).
     #[inline]
-    pub fn drop_intact_head(&mut self) {
+    pub fn drop_intact_head(&mut self) -> Option<SimTime> {
         debug_assert!(self.head().is_some_and(|f| !f.corrupted()));
-        self.in_flight.drop_front();
+        self.in_flight.advance().map(|n| n.arrival)
     }
 
     /// Frames this direction holds: on the wire or in flight, and those a CoDel queue keeps.
@@ -714,12 +715,6 @@ impl LinkDir {
     #[inline]
     pub fn head(&self) -> Option<&InFlight> {
         self.in_flight.front()
-    }
-
-    /// Arrival time of the frame behind the head, if any.
-    #[inline]
-    pub fn second_arrival(&self) -> Option<SimTime> {
-        self.in_flight.second().map(|n| n.arrival)
     }
 
     /// Arrival time of the head frame, if any.

@@ -431,7 +431,10 @@ impl<'s> Sim<'s> {
             // the general path below.
             let p = p();
             let (conn, end) = (p.conn as usize, p.to_end as usize);
-            if let Some(n) = d.second_arrival() {
+            // The head leaves the direction before the endpoint reads its packet (which stays
+            // in its slot until released below; the endpoint sees no link direction).
+            // SAFETY: `dir` is a direction's index (`dir`).
+            if let Some(n) = unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head() {
                 self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
             }
             let mut ctx = self.w.ctx();
@@ -439,9 +442,7 @@ impl<'s> Sim<'s> {
             // SAFETY: a packet's connection is one of this simulation's (its endpoints made
             // the packet), and connections are never removed. `to_end` is 0 or 1.
             unsafe { self.conns.get_unchecked_mut(conn) }.ends[end & 1].on_segment(p, &mut ctx);
-            // SAFETY: `dir` is a direction's index (`dir`).
-            unsafe { self.dirs.get_unchecked_mut(dir) }.drop_intact_head();
-            // SAFETY: as above (the slot the direction held).
+            // SAFETY: the slot the direction held, a slot of this pool.
             unsafe { self.pool.release_unchecked(head.pkt()) };
             self.after_inline(conn, end);
             return;
@@ -496,18 +497,16 @@ impl<'s> Sim<'s> {
         // event (see `Sim::dir`) and `next` from the routes, which give only the directions of
         // the scenario's links (`dirs` holds both of each link's, and never changes size).
         let [from, to] = unsafe { self.dirs.get_disjoint_unchecked_mut([dir, next as usize]) };
-        if let Some(n) = from.second_arrival() {
+        debug_assert!(from.head().and_then(InFlight::intact) == Some(f));
+        if let Some(n) = from.drop_intact_head() {
             self.w.q.schedule(n, Event::LinkDeliver { dir: dir as u32 });
         }
         let now = self.w.q.now();
-        debug_assert!(from.head().and_then(InFlight::intact) == Some(f));
         let codel = to.has_codel();
         let offer = to.offer(now, f, &self.pool);
         if offer == Offer::QueueDrop {
-            from.drop_intact_head();
             self.log_queue_drop(now, next, f.pkt);
         } else {
-            from.drop_intact_head();
             self.offered(next, offer, codel);
         }
     }
