@@ -263,52 +263,44 @@ mod tests {
         fn count(&self) -> usize;
         fn none(&self) -> bool;
     }
-    impl Fifo for Ring<u64> {
-        fn push(&mut self, x: u64) {
-            self.push_back(x)
-        }
-        fn pop(&mut self) -> Option<u64> {
-            self.pop_front()
-        }
-        fn drop_first(&mut self) {
-            self.drop_front()
-        }
-        fn first(&self) -> Option<u64> {
-            self.front().copied()
-        }
-        fn behind_first(&self) -> Option<u64> {
-            self.get(1).copied()
-        }
-        fn count(&self) -> usize {
-            self.len()
-        }
-        fn none(&self) -> bool {
-            self.is_empty()
-        }
+    /// `Fifo` for a ring type, given how it pushes and how it reads the element behind the front.
+    macro_rules! fifo {
+        ($t:ty, $push:expr, $second:expr) => {
+            impl Fifo for $t {
+                fn push(&mut self, x: u64) {
+                    $push(self, x)
+                }
+                fn behind_first(&self) -> Option<u64> {
+                    $second(self)
+                }
+                fn pop(&mut self) -> Option<u64> {
+                    self.pop_front()
+                }
+                fn drop_first(&mut self) {
+                    self.drop_front()
+                }
+                fn first(&self) -> Option<u64> {
+                    self.front().copied()
+                }
+                fn count(&self) -> usize {
+                    self.len()
+                }
+                fn none(&self) -> bool {
+                    self.is_empty()
+                }
+            }
+        };
     }
-    impl Fifo for HeadRing<u64> {
-        fn push(&mut self, x: u64) {
-            *self.push_slot() = x
-        }
-        fn pop(&mut self) -> Option<u64> {
-            self.pop_front()
-        }
-        fn drop_first(&mut self) {
-            self.drop_front()
-        }
-        fn first(&self) -> Option<u64> {
-            self.front().copied()
-        }
-        fn behind_first(&self) -> Option<u64> {
-            self.second().copied()
-        }
-        fn count(&self) -> usize {
-            self.len()
-        }
-        fn none(&self) -> bool {
-            self.is_empty()
-        }
-    }
+    fifo!(
+        Ring<u64>,
+        |r: &mut Ring<u64>, x| r.push_back(x),
+        |r: &Ring<u64>| r.get(1).copied()
+    );
+    fifo!(
+        HeadRing<u64>,
+        |r: &mut HeadRing<u64>, x| *r.push_slot() = x,
+        |r: &HeadRing<u64>| r.second().copied()
+    );
 
     /// Random pushes and pops on `F` and on a `VecDeque` agree at every step.
     fn against_vecdeque<F: Fifo>() {
