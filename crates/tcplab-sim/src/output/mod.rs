@@ -47,10 +47,8 @@ impl Strs {
         self.ends.push(self.text.len());
     }
     /// A row written by `write` straight into the text (no string of its own on the way).
-    pub fn push_with(&mut self, write: impl FnOnce(&mut dyn std::fmt::Write) -> std::fmt::Result) {
-        // Writing to a `String` cannot fail; a `Display` that returns an error anyway leaves
-        // what it wrote.
-        let _ = write(&mut self.text);
+    pub fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.text);
         self.ends.push(self.text.len());
     }
     pub fn len(&self) -> usize {

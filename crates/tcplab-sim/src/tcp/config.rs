@@ -17,6 +17,18 @@ use crate::scenario::walk::{Fields, Visitor};
 /// An ssthresh at or above this is "not set yet" (the algorithms start from u64::MAX / 4).
 pub const SSTHRESH_UNLIMITED: u64 = u64::MAX / 8;
 
+/// `ssthresh_text`, appended to an event's detail without the formatting machinery.
+pub fn push_ssthresh<'w, 'a>(
+    w: &'w mut crate::output::trace::Detail<'a>,
+    ssthresh: u64,
+) -> &'w mut crate::output::trace::Detail<'a> {
+    if ssthresh >= SSTHRESH_UNLIMITED {
+        w.text("unlimited")
+    } else {
+        w.num(ssthresh)
+    }
+}
+
 /// ssthresh for people and files: "unlimited" rather than the sentinel.
 pub fn ssthresh_text(ssthresh: u64) -> impl std::fmt::Display {
     struct Text(u64);
@@ -538,6 +550,22 @@ impl Fields for Ns2Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_detail_writes_ssthresh_as_its_text_does() {
+        for v in [
+            0,
+            1,
+            4380,
+            SSTHRESH_UNLIMITED - 1,
+            SSTHRESH_UNLIMITED,
+            u64::MAX,
+        ] {
+            let mut text = String::new();
+            push_ssthresh(&mut crate::output::trace::Detail::new(&mut text), v);
+            assert_eq!(text, ssthresh_text(v).to_string());
+        }
+    }
 
     #[test]
     fn ssthresh_text_names_the_sentinel_and_keeps_widths() {

@@ -9,9 +9,10 @@
 use super::{Ctx, Endpoint};
 use crate::engine::time::{Dur, SimTime};
 use crate::tcp::cc::{AckEvent, RecoveryStyle};
+use crate::tcp::config::push_ssthresh;
 use crate::tcp::recovery::prr::{Prr, PrrRule};
 use crate::tcp::recovery::{PhaseEnd, Verdict};
-use crate::tcp::{ssthresh_text, LossBase};
+use crate::tcp::LossBase;
 
 impl Endpoint {
     /// A duplicate ACK (RFC 5681 section 2): outside recovery the plug-in may start a fast
@@ -90,12 +91,10 @@ impl Endpoint {
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             self.whole_segments();
             ctx.log(self.conn, self.end, "tlp_recovery", self.snd_una, |w| {
-                write!(
-                    w,
-                    "ssthresh {} cwnd {}",
-                    ssthresh_text(self.ccs.ssthresh),
-                    self.ccs.cwnd
-                )
+                push_ssthresh(w.text("ssthresh "), self.ccs.ssthresh)
+                    .text(" cwnd ")
+                    .num(self.ccs.cwnd);
+                Ok(())
             });
         }
     }
@@ -180,13 +179,13 @@ impl Endpoint {
             }
         }
         ctx.log(self.conn, self.end, "fast_retransmit", self.snd_una, |w| {
-            write!(
-                w,
-                "flight {} ssthresh {} cwnd {}",
-                flight,
-                ssthresh_text(self.ccs.ssthresh),
-                self.ccs.cwnd
+            push_ssthresh(
+                w.text("flight ").num(flight).text(" ssthresh "),
+                self.ccs.ssthresh,
             )
+            .text(" cwnd ")
+            .num(self.ccs.cwnd);
+            Ok(())
         });
         // RFC 5681 step 2: retransmit the lost segment at once, whatever the window says.
         self.ns2_state.partial_acks = 0;
@@ -265,7 +264,8 @@ impl Endpoint {
             let flight = self.flight();
             self.cc.on_exit_recovery(&mut self.ccs, flight);
             ctx.log(self.conn, self.end, "cc_recovery_exit", ack, |w| {
-                write!(w, "partial ack; cwnd {}", self.ccs.cwnd)
+                w.text("partial ack; cwnd ").num(self.ccs.cwnd);
+                Ok(())
             });
         } else if self.cc_fast_recovery {
             // RFC 6582 step 5: deflate the inflation by the data acked and add back the

@@ -156,7 +156,7 @@ impl Ctx<'_> {
         end: u8,
         kind: &str,
         seq: u64,
-        detail: impl FnOnce(&mut dyn std::fmt::Write) -> std::fmt::Result,
+        detail: impl FnOnce(&mut crate::output::trace::Detail) -> std::fmt::Result,
     ) {
         if let Some(ev) = self.events.as_deref_mut() {
             ev.push_with(self.now, conn, end, kind, seq, detail);

@@ -494,7 +494,11 @@ impl Endpoint {
         }
         self.send_segment(s.start, s.end, s.fin, u32::from(s.tx_count), ctx);
         ctx.log(self.conn, self.end, "retransmit", s.start, |w| {
-            write!(w, "len {} tx {}", s.data_len(), s.tx_count)
+            w.text("len ")
+                .num(s.data_len())
+                .text(" tx ")
+                .num(u64::from(s.tx_count));
+            Ok(())
         });
         let restart = match self.cfg.rto_restart {
             RtoRestart::Every => true,
