@@ -129,8 +129,8 @@ impl<T: Copy + Default> Ring<T> {
 /// A FIFO whose first element is kept in the structure itself, the others in a ring behind it.
 /// A link direction's frames in flight are one: its delivery reads the front in the cache line
 /// it reads anyway (`LinkDir`'s first), and each element is read from the ring's buffer once,
-/// when it moves up to the front (by then the delivery of the frame ahead has just read it for
-/// its arrival time, `second`). With a plain `Ring` the front was read from the buffer again
+/// when it moves up to the front (`advance`, which also gives the delivery the new front's
+/// arrival time for its event). With a plain `Ring` the front was read from the buffer again
 /// at its own delivery, a line that with 100 flows had left the first-level cache: 2.3 M
 /// first-level misses in the 100-pair dumbbell's 4.9 M events, and 3 to 4 % of its time
 /// (BENCHMARKS.md, ninth session). 40 bytes: the buffer as a boxed slice, positions in 32 bits.
@@ -258,6 +258,8 @@ mod tests {
         fn push(&mut self, x: u64);
         fn pop(&mut self) -> Option<u64>;
         fn drop_first(&mut self);
+        /// Drop the front and give the new one.
+        fn advance_first(&mut self) -> Option<u64>;
         fn first(&self) -> Option<u64>;
         fn behind_first(&self) -> Option<u64>;
         fn count(&self) -> usize;
@@ -265,13 +267,16 @@ mod tests {
     }
     /// `Fifo` for a ring type, given how it pushes and how it reads the element behind the front.
     macro_rules! fifo {
-        ($t:ty, $push:expr, $second:expr) => {
+        ($t:ty, $push:expr, $second:expr, $advance:expr) => {
             impl Fifo for $t {
                 fn push(&mut self, x: u64) {
                     $push(self, x)
                 }
                 fn behind_first(&self) -> Option<u64> {
                     $second(self)
+                }
+                fn advance_first(&mut self) -> Option<u64> {
+                    $advance(self)
                 }
                 fn pop(&mut self) -> Option<u64> {
                     self.pop_front()
@@ -294,12 +299,17 @@ mod tests {
     fifo!(
         Ring<u64>,
         |r: &mut Ring<u64>, x| r.push_back(x),
-        |r: &Ring<u64>| r.get(1).copied()
+        |r: &Ring<u64>| r.get(1).copied(),
+        |r: &mut Ring<u64>| {
+            r.drop_front();
+            r.front().copied()
+        }
     );
     fifo!(
         HeadRing<u64>,
         |r: &mut HeadRing<u64>, x| *r.push_slot() = x,
-        |r: &HeadRing<u64>| r.second().copied()
+        |r: &HeadRing<u64>| r.second().copied(),
+        |r: &mut HeadRing<u64>| r.advance().copied()
     );
 
     /// Random pushes and pops on `F` and on a `VecDeque` agree at every step.
@@ -315,9 +325,12 @@ mod tests {
             if next() % 4 < push_bias {
                 r.push(k);
                 model.push_back(k);
-            } else if k % 3 == 0 {
+            } else if k % 6 == 0 {
                 r.drop_first();
                 model.pop_front();
+            } else if k % 3 == 0 {
+                model.pop_front();
+                assert_eq!(r.advance_first(), model.front().copied());
             } else {
                 assert_eq!(r.pop(), model.pop_front());
             }
