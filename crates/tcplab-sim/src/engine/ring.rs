@@ -176,17 +176,9 @@ impl<T: Copy + Default> HeadRing<T> {
         (self.n > 0).then_some(&self.head)
     }
 
-    /// The element behind the front.
-    #[inline]
+    /// The element behind the front (`advance` is what moves it up).
     pub fn second(&self) -> Option<&T> {
-        if self.n > 1 {
-            debug_assert!((self.start as usize) < self.buf.len());
-            // SAFETY: with more than one element the ring holds one at `start`, which is
-            // kept below its length.
-            Some(unsafe { self.buf.get_unchecked(self.start as usize) })
-        } else {
-            None
-        }
+        (self.n > 1).then(|| &self.buf[self.start as usize])
     }
 
     #[inline]
@@ -228,7 +220,8 @@ impl<T: Copy + Default> HeadRing<T> {
         if self.n > 1 {
             let s = self.start as usize;
             debug_assert!(s < self.buf.len());
-            // SAFETY: as in `second`.
+            // SAFETY: with more than one element the ring holds one at `start`, which is kept
+            // below its length.
             self.head = unsafe { *self.buf.get_unchecked(s) };
             self.start = ((s + 1) & self.mask()) as u32;
         }

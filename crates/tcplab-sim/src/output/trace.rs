@@ -56,10 +56,10 @@ impl<'a> Detail<'a> {
     pub fn new(text: &'a mut String) -> Self {
         Detail(text)
     }
-    /// As `fmt::Write::write_str`, without the trait in scope.
+    /// `text`, as `fmt::Write::write_str` is called (without the trait in scope).
     #[inline]
     pub fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.push_str(s);
+        self.text(s);
         Ok(())
     }
     /// What `write!` calls.

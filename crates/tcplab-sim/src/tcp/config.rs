@@ -17,15 +17,20 @@ use crate::scenario::walk::{Fields, Visitor};
 /// An ssthresh at or above this is "not set yet" (the algorithms start from u64::MAX / 4).
 pub const SSTHRESH_UNLIMITED: u64 = u64::MAX / 8;
 
+/// `ssthresh` once a congestion event has set it; None while it is the "not set yet" sentinel,
+/// which the texts below name "unlimited".
+fn ssthresh_set(ssthresh: u64) -> Option<u64> {
+    (ssthresh < SSTHRESH_UNLIMITED).then_some(ssthresh)
+}
+
 /// `ssthresh_text`, appended to an event's detail without the formatting machinery.
 pub fn push_ssthresh<'w, 'a>(
     w: &'w mut crate::output::trace::Detail<'a>,
     ssthresh: u64,
 ) -> &'w mut crate::output::trace::Detail<'a> {
-    if ssthresh >= SSTHRESH_UNLIMITED {
-        w.text("unlimited")
-    } else {
-        w.num(ssthresh)
+    match ssthresh_set(ssthresh) {
+        Some(v) => w.num(v),
+        None => w.text("unlimited"),
     }
 }
 
@@ -35,10 +40,9 @@ pub fn ssthresh_text(ssthresh: u64) -> impl std::fmt::Display {
     impl std::fmt::Display for Text {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             // Through the formatter, so that a width or fill applies as it did to the string.
-            if self.0 >= SSTHRESH_UNLIMITED {
-                f.pad("unlimited")
-            } else {
-                std::fmt::Display::fmt(&self.0, f)
+            match ssthresh_set(self.0) {
+                Some(v) => std::fmt::Display::fmt(&v, f),
+                None => f.pad("unlimited"),
             }
         }
     }
