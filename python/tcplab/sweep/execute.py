@@ -475,6 +475,10 @@ def _dask_batch(maker: RowMaker, tasks: Sequence[Task]) -> list[tuple[dict, Any]
 #: (ClusterError); the environment variable TCPLAB_DASK_GRACE_S sets another.
 WORKER_GRACE_S = 20.0
 
+#: Seconds a lost worker waits to be said: workers killed together are noticed one by one,
+#: and the first would be said to have its runs rerun on others that are gone too.
+WORKER_SETTLE_S = 1.0
+
 
 class Cluster:
     """A Dask cluster to run on: a LocalCluster of `n` processes (started when first used, so
@@ -623,7 +627,7 @@ class _Dask:
         self.done_runs = 0
         self.workers: set[str] = set()
         self.lost: set[str] = set()
-        self.gone: set[str] = set()
+        self.gone: dict[str, float] = {}  # a lost worker not said yet: when it was noticed
         self.empty_since: float | None = None
         self.waiting_said = False
 
@@ -643,23 +647,29 @@ class _Dask:
         self.submitted[f.key] = batch
         self.in_flight.add(f)
 
-    def _threads(self) -> int:
-        """The worker threads the scheduler has now. A worker gone is said once, when
-        others are there to run its batches (every worker gone is said by the error that
-        ends the wait, or not at all if one joins in time)."""
+    def _threads(self, *, ending: bool = False) -> int:
+        """The worker threads the scheduler has now. A worker gone is said once, when others
+        have run on for `WORKER_SETTLE_S` after it (or the sweep ends with them) to run its
+        batches; every worker gone is said by the error that ends the wait, or not at all if
+        one joins in time."""
         try:
             info = self.client.nthreads()
         except Exception as e:  # the scheduler is gone (OSError, CommClosedError, ...)
             raise self._lost_error(f"lost the Dask scheduler at {self.address} ({e})") from None
         now = set(info)
-        self.gone |= self.workers - now - self.lost
+        at = time.monotonic()
+        for w in sorted(self.workers - now - self.lost - self.gone.keys()):
+            self.gone[w] = at
+        for w in self.gone.keys() & now:  # back before it was said
+            del self.gone[w]
         if now:
-            for w in sorted(self.gone):
-                self.notify(
-                    f"Dask worker {w} was lost; its runs are run again on the other workers"
-                )
-            self.lost |= self.gone
-            self.gone = set()
+            for w, since in sorted(self.gone.items()):
+                if ending or at - since >= WORKER_SETTLE_S:
+                    self.notify(
+                        f"Dask worker {w} was lost; its runs are run again on the other workers"
+                    )
+                    self.lost.add(w)
+                    del self.gone[w]
         self.workers |= now
         return sum(info.values())
 
@@ -730,6 +740,7 @@ class _Dask:
                         if not more:
                             break
                         self._submit(more)
+            self._threads(ending=True)
         except BaseException:
             with contextlib.suppress(Exception):
                 self.client.cancel([f for f in self.in_flight if not f.done()])
