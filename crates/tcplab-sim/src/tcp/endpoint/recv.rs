@@ -84,7 +84,7 @@ impl Endpoint {
         if self.cfg.delayed_ack {
             self.delay_ack(ctx);
         } else {
-            self.send_ack(ctx);
+            self.send_ack_inline(ctx);
         }
         // `try_send`, whose `idle_pass` finds nothing in flight, no plug-in timers, no cwnd
         // validation, recovery or ns-2 Sack1 pipe, and the endpoint not aborted: with the
