@@ -5,6 +5,7 @@ the new complete output: every file there parses, and the reader accepts the dir
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -130,3 +131,154 @@ def test_a_full_disk_is_an_error_after_the_result_and_leaves_no_file(
                 tcplab.Result.from_dir(target)
     finally:
         subprocess.run(["umount", str(small)], check=True)
+
+
+# -- replacing a directory: the old one or the new one under its name, at every step ----------
+
+# Writes `out` holding TEXT (summary.json and figures/a.svg), and once the new directory is
+# filled, SIGKILLs itself after its STEP-th change to the filesystem (a rename, the exchange,
+# an unlink or rmdir of the old directory's removal). HOW "renames": a system without
+# RENAME_EXCHANGE.
+_WRITE_KILLED_AT_STEP = """
+import os, signal, sys
+from pathlib import Path
+from tcplab import _atomic
+
+out, text, step, how = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+if how == "renames":
+    _atomic._exchange = lambda a, b: False
+done = 0
+
+def counted(f):
+    def step_of(*args, **kwargs):
+        global done
+        result = f(*args, **kwargs)
+        done += 1
+        if done == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    return step_of
+
+def fill(d):
+    (d / "summary.json").write_text(text)
+    (d / "figures").mkdir()
+    (d / "figures" / "a.svg").write_text(text)
+    _atomic._exchange = counted(_atomic._exchange)
+    for name in ["rename", "unlink", "rmdir"]:
+        setattr(os, name, counted(getattr(os, name)))
+
+_atomic.write_dir(out, fill, lambda p: True)
+"""
+
+
+def _write(out: Path, text: str) -> None:
+    from tcplab._atomic import write_dir
+
+    def fill(d: Path) -> None:
+        (d / "summary.json").write_text(text)
+        (d / "figures").mkdir()
+        (d / "figures" / "a.svg").write_text(text)
+
+    write_dir(out, fill, lambda p: True)
+
+
+def _holds(out: Path) -> str | None:
+    """What the directory `out` holds, checked whole: "old", "new", or None when absent."""
+    if not out.exists():
+        return None
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == [
+        "figures", "figures/a.svg", "summary.json"
+    ]  # fmt: skip
+    text = (out / "summary.json").read_text()
+    assert (out / "figures" / "a.svg").read_text() == text
+    return text
+
+
+def _can_exchange(tmp_path: Path) -> bool:
+    from tcplab import _atomic
+
+    a, b = tmp_path / "probe-a", tmp_path / "probe-b"
+    a.mkdir()
+    b.mkdir()
+    swapped = _atomic._exchange(a, b)
+    a.rmdir()
+    b.rmdir()
+    return swapped
+
+
+@pytest.mark.parametrize("how", ["exchange", "renames"])
+def test_a_replaced_directory_is_the_old_or_the_new_whatever_step_kills_the_writer(
+    tmp_path: Path, how: str
+) -> None:
+    """SIGKILL after each step of replacing a directory: with RENAME_EXCHANGE the old or the
+    new directory is under the name at once; with two renames the next write's `clean_stale`
+    puts the old one back when the writer died between them. Either way nothing else is left."""
+    from tcplab._atomic import clean_stale
+
+    if how == "exchange" and not _can_exchange(tmp_path):
+        pytest.skip("this system or filesystem cannot swap two directories in one step")
+    out = tmp_path / "out"
+    seen = []
+    for step in range(1, 30):
+        _write(out, "old")
+        killed = subprocess.run(
+            [sys.executable, "-c", _WRITE_KILLED_AT_STEP, str(out), "new", str(step), how]
+        )
+        if killed.returncode == 0:  # finished before its step-th step
+            assert _holds(out) == "new" and os.listdir(tmp_path) == ["out"]
+            break
+        assert killed.returncode == -signal.SIGKILL
+        now = _holds(out)
+        if how == "exchange":
+            assert now is not None, f"nothing under the name after step {step}"
+        clean_stale(tmp_path, "out")  # what the next write does first
+        after = _holds(out)
+        assert after in ("old", "new") and after == (now or after), (step, now, after)
+        assert os.listdir(tmp_path) == ["out"], step  # no working or set-aside directory left
+        seen.append(after)
+    else:
+        pytest.fail("the write never finished")
+    assert seen[-1] == "new" and len(seen) >= 3, seen
+    if how == "renames":  # killed after no change, then with the old directory set aside
+        assert seen[:2] == ["old", "old"], seen
+
+
+def test_a_replaced_directory_is_swapped_in_one_step_and_the_old_one_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tcplab._atomic import write_dir
+
+    if not _can_exchange(tmp_path):
+        pytest.skip("this system or filesystem cannot swap two directories in one step")
+    out = tmp_path / "out"
+    write_dir(out, lambda d: (d / "old.txt").write_text("old"), lambda p: True)
+    renames: list[tuple[str, str]] = []
+    real_rename = os.rename
+    monkeypatch.setattr(os, "rename", lambda a, b: renames.append((a, b)) or real_rename(a, b))
+    write_dir(out, lambda d: (d / "new.txt").write_text("new"), lambda p: True)
+    assert renames == []  # the old directory never left its name
+    assert os.listdir(out) == ["new.txt"] and (out / "new.txt").read_text() == "new"
+    assert os.listdir(tmp_path) == ["out"]  # the old contents removed, nothing beside
+
+
+def test_an_interrupted_replace_by_two_renames_puts_the_old_directory_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between the two renames (a system without RENAME_EXCHANGE): the old directory is
+    back under its name before the KeyboardInterrupt leaves `write_dir`."""
+    from tcplab import _atomic
+
+    out = tmp_path / "out"
+    _write(out, "old")
+    monkeypatch.setattr(_atomic, "_exchange", lambda a, b: False)
+    real_rename = os.rename
+
+    def rename(a: Path, b: Path) -> None:
+        real_rename(a, b)
+        if ".old-" in Path(b).name:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(KeyboardInterrupt):
+        _write(out, "new")
+    assert _holds(out) == "old" and os.listdir(tmp_path) == ["out"]

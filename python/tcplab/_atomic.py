@@ -7,22 +7,28 @@
   working directory next to `final` (``.NAME.writing-PID-*``), which is then renamed to
   `final`. A directory already at `final` is replaced whole when every entry in it is one
   `ours` accepts (an earlier write of the same kind) and refused, naming the others, when it is
-  not.
+  not. The replacement swaps the two directories in one step where the system can
+  (`_exchange`); elsewhere the old one is first set aside (``.NAME.old-PID-*``), and if the
+  writer is killed before the new one is in its place, the next write of the same name (its
+  `clean_stale`) puts the old one back.
 - `inside(directory, name, field=...)` is the one place a name becomes a file name: `name` must
   be a name (`check_name`: letters, digits, ``-_.``, no separator, not ``.`` or ``..``), so
   the path stays inside `directory`.
 
 A write that fails leaves nothing and raises OSError naming the final path, saying that
-nothing was written under it and what is kept there; one that is killed leaves no file under
-the final name, at most a hidden working file or directory beside it, which the next write of
-the same name removes once the process that made it is gone.
+nothing was written under it and what is kept there; one that is killed leaves under the final
+name the old file or directory or the new one, whole, and beside it at most a hidden working
+file or directory, which the next write of the same name removes (or, a directory set aside,
+puts back) once the process that made it is gone.
 """
 
 from __future__ import annotations
 
 import errno as _errno
+import functools
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -98,43 +104,67 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-_WORK = re.compile(r"\.writing-(\d+)-")
+#: What a writer leaves beside NAME while it works: ``.NAME.writing-PID-*`` (a working file or
+#: directory) and ``.NAME.old-PID-*`` (the directory it replaces, set aside; ``.NAME.old-*``
+#: without the PID when an older tcplab wrote it).
+_LEFT = re.compile(r"(writing|old)-(?:(\d+)-)?[0-9a-z_]+")
+_ANY_WORK = re.compile(r"\.(.+)\.(writing-.*)")
 
 
-_ANY_WORK = re.compile(r"\.(.+)\.writing-(\d+)-[0-9a-z_]+$")
+def _remove(p: Path) -> None:
+    if p.is_dir() and not p.is_symlink():
+        import shutil
+
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
 
 def clean_stale(directory: Path, name: str | None = None) -> None:
-    """Remove what killed writers of `directory/name` (of any name in `directory` if None)
-    left beside it: working files and directories (``.NAME.writing-PID-*``) of processes
-    that are gone, and an earlier directory set aside (``.NAME.old-*``) once `name` exists
-    again."""
+    """Tidy what killed writers of `directory/name` left beside it, once the process that left
+    it is gone: remove working files and directories (``.NAME.writing-PID-*``); put a
+    directory set aside (``.NAME.old-PID-*``) back under NAME when nothing is there (its writer
+    was killed between setting it aside and renaming the new one in), and remove it when NAME
+    is there again. With `name` None, remove the working files and directories of any name in
+    `directory` (a store's, where nothing is set aside)."""
     try:
         entries = list(directory.iterdir())
     except OSError:
         return
-    final_there = name is not None and (directory / name).exists()
+    set_aside: dict[str, list[Path]] = {}
     for p in entries:
-        n = p.name
         if name is None:
-            m = _ANY_WORK.match(n)
-            if m is None or _pid_alive(int(m[2])):
+            m = _ANY_WORK.fullmatch(p.name)
+            if m is None:
                 continue
-        elif n.startswith(f".{name}.writing-"):
-            m = _WORK.match(n, len(name) + 1)
-            if m is None or _pid_alive(int(m[1])):
-                continue
-        elif not (n.startswith(f".{name}.old-") and final_there):
-            continue
-        if p.is_dir() and not p.is_symlink():
-            import shutil
-
-            shutil.rmtree(p, ignore_errors=True)
+            final, rest = m[1], m[2]
+        elif p.name.startswith(f".{name}."):
+            final, rest = name, p.name[len(name) + 2 :]
         else:
+            continue
+        m = _LEFT.fullmatch(rest)
+        if m is None or (m[1] == "writing" and m[2] is None):
+            continue
+        if m[2] is not None and _pid_alive(int(m[2])):
+            continue  # a live writer's: it removes (or puts back) its own
+        if m[1] == "writing":
+            _remove(p)
+        else:
+            set_aside.setdefault(final, []).append(p)
+    for final, olds in set_aside.items():
+        there = directory / final
+        if not (there.exists() or there.is_symlink()):
             try:
-                p.unlink()
+                newest = max(olds, key=lambda p: p.lstat().st_ctime_ns)  # the latest set aside
+                os.rename(newest, there)
             except OSError:
-                pass
+                continue  # kept, for the next write to try again
+            olds.remove(newest)
+        for p in olds:
+            _remove(p)
 
 
 # -- the writers --------------------------------------------------------------------------------
@@ -220,6 +250,45 @@ def write_text(final: str | os.PathLike[str], text: str) -> Path:
     return write_file(final, text.encode("utf-8"))
 
 
+#: renameat2's flag that swaps the two names (Linux 3.15, glibc 2.28).
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without it
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the directories `a` and `b` in one step, so that each name always holds one of
+    them: True when done, False (nothing changed) where the system or the filesystem cannot
+    (not Linux, an old kernel or C library, a filesystem without RENAME_EXCHANGE)."""
+    fn = _renameat2()
+    if fn is None:
+        return False
+    import ctypes
+
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    e = ctypes.get_errno()
+    # EPERM: what a sandbox's seccomp filter answers for a system call it does not know; a
+    # real lack of permission is then said by the plain rename.
+    if e in (_errno.EINVAL, _errno.ENOSYS, _errno.EOPNOTSUPP, _errno.ENOTSUP, _errno.EPERM):
+        return False
+    raise OSError(e, os.strerror(e), str(a), None, str(b))
+
+
 def write_dir(
     final: str | os.PathLike[str],
     fill: Callable[[Path], None],
@@ -228,7 +297,19 @@ def write_dir(
     option: str = "out",
     what: str = "a run's",
 ) -> Path:
+    """Write the directory `final`: `fill(tmp)` writes everything into a hidden working
+    directory beside it, which then takes its place. A directory already at `final` is
+    replaced whole if `ours` accepts every entry in it (InvalidValueError naming `option` and
+    the other entries if not). At every moment `final` holds the old directory or the new one,
+    never a part and, where the system swaps directories in one step, never neither; where it
+    cannot, the old one is set aside for the moment between two renames, and a writer killed
+    in that moment leaves it beside `final` for the next write's `clean_stale` to put back."""
+    import shutil
+    import tempfile
+
     out = Path(final)
+    full = out.resolve()
+    clean_stale(full.parent, full.name)  # first: it may put back an output set aside
     if out.exists() and not out.is_dir():
         raise _errors._invalid(option, str(out), "it is a file", "a directory")
     if out.is_dir():
@@ -240,30 +321,34 @@ def write_dir(
                 f"it holds files that are not {what} ({', '.join(foreign[:5])})",
                 "a new or empty directory, or one written the same way (it is replaced)",
             )
-    import shutil
-    import tempfile
-
     existed = out.is_dir()
-    full = out.resolve()
     try:
         full.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise _failed(e, out, existed, "directory") from None
-    clean_stale(full.parent, full.name)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.writing-{os.getpid()}-", dir=full.parent))
     except OSError as e:
         raise _failed(e, out, existed, "directory") from None
+    aside = None  # the old directory while it is set aside and the new one not yet in place
     try:
         fill(tmp)
-        if full.exists():
-            old = full.parent / f".{full.name}.old-{os.urandom(4).hex()}"
-            os.rename(full, old)
+        if not full.exists():
             os.rename(tmp, full)
-            shutil.rmtree(old, ignore_errors=True)
+        elif _exchange(tmp, full):
+            shutil.rmtree(tmp, ignore_errors=True)  # it holds the old directory now
         else:
+            aside = full.parent / f".{full.name}.old-{os.getpid()}-{os.urandom(4).hex()}"
+            os.rename(full, aside)
             os.rename(tmp, full)
+            old, aside = aside, None
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException as e:
+        if aside is not None and not full.exists():
+            try:
+                os.rename(aside, full)  # back, else the next write's clean_stale puts it back
+            except OSError:
+                pass
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(e, OSError):
             raise _failed(e, out, existed, "directory") from None
