@@ -366,7 +366,15 @@ def test_ctrl_c_stops_within_a_second_and_keeps_what_finished(tmp_path):
     proc = subprocess.Popen(
         _sweep_cmd(st), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(1.2)
+    # Ctrl-C once the first part reached the store, wherever start-up and the machine's load
+    # put that moment: then the second timed is the stop, not a first part written after it.
+    deadline = time.perf_counter() + 60
+    while not list((st / "parts").glob("part-*.parquet")):
+        if proc.poll() is not None or time.perf_counter() > deadline:
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"no part reached the store (sweep's exit code {proc.returncode}): {err}")
+        time.sleep(0.002)
     t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
