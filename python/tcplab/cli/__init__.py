@@ -237,17 +237,19 @@ def main() -> None:
     SIGTERM as ``interrupted`` with 143."""
     import signal
 
-    was_on = gc.isenabled()
-    gc.disable()  # importing the command's module is start-up too: see the top of this module
-    try:
-        to_run = _app_for(sys.argv)
-    finally:
-        if was_on:
-            gc.enable()
-    gc.freeze()
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
-    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
+        # First, inside this block: from the moment SIGTERM is caught, it and Ctrl-C are said
+        # as `interrupted`, also while the command's module is imported.
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        was_on = gc.isenabled()
+        gc.disable()  # importing the command's module is start-up too: see the top of this module
+        try:
+            to_run = _app_for(sys.argv)
+        finally:
+            if was_on:
+                gc.enable()
+        gc.freeze()
         rc = to_run(standalone_mode=False)
     except errors.TcplabError as e:  # from a mounted sub-command
         sys.exit(fail(e).exit_code)
