@@ -68,22 +68,24 @@ def test_workers_lost_one_after_the_other_end_in_one_error(
     assert said == []
 
 
-def test_a_worker_lost_near_the_end_is_said_when_the_sweep_ends(clock: list[float]) -> None:
+def _b_noticed_gone() -> tuple[Scheduler, _Dask, list[str]]:
+    """Two workers, then `b` gone, noticed once and not said yet."""
     sched = Scheduler("tcp://a:1", "tcp://b:1")
     dask, said = _watched(sched)
     dask._threads()
     sched.workers.remove("tcp://b:1")
     dask._threads()
+    return sched, dask, said
+
+
+def test_a_worker_lost_near_the_end_is_said_when_the_sweep_ends(clock: list[float]) -> None:
+    _, dask, said = _b_noticed_gone()
     dask._threads(ending=True)
     assert said == ["Dask worker tcp://b:1 was lost; its runs are run again on the other workers"]
 
 
 def test_a_worker_back_before_it_was_said_is_not_said(clock: list[float]) -> None:
-    sched = Scheduler("tcp://a:1", "tcp://b:1")
-    dask, said = _watched(sched)
-    dask._threads()
-    sched.workers.remove("tcp://b:1")
-    dask._threads()
+    sched, dask, said = _b_noticed_gone()
     sched.workers.append("tcp://b:1")
     clock[0] += 5
     dask._threads(ending=True)
