@@ -96,7 +96,7 @@ class Cluster:
             "workers": self.workers,
             "one worker": self.workers[:1],
         }[what]
-        for p in procs:  # together, as a lost machine or a cancelled job kills them
+        for p in procs:  # together, as a cancelled job kills them
             if p is not None:
                 p.send_signal(signal.SIGKILL)
         for p in procs:

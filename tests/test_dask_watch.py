@@ -75,6 +75,7 @@ def _b_noticed_gone() -> tuple[Scheduler, _Dask, list[str]]:
     dask._threads()
     sched.workers.remove("tcp://b:1")
     dask._threads()
+    assert said == []
     return sched, dask, said
 
 

@@ -208,6 +208,7 @@ def write_file(
     raises OSError with `final` as its filename (see the module docstring)."""
     out = Path(final)
     parent = out.parent
+    clean_stale(parent, out.name)  # first: what it puts back is what is there
     existed = out.exists() or out.is_symlink()
     if out.is_dir() and not out.is_symlink():
         raise OSError(_errno.EISDIR, "cannot write: it is a directory", str(out))
@@ -215,7 +216,6 @@ def write_file(
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise _failed(e, out, existed) from None
-    clean_stale(parent, out.name)
     tmp = parent / f".{out.name}.writing-{os.getpid()}-{os.urandom(4).hex()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     try:

@@ -740,7 +740,8 @@ class _Dask:
                         if not more:
                             break
                         self._submit(more)
-            self._threads(ending=True)
+            with contextlib.suppress(ClusterError):  # every row is in: a scheduler gone now
+                self._threads(ending=True)  # ends nothing
         except BaseException:
             with contextlib.suppress(Exception):
                 self.client.cancel([f for f in self.in_flight if not f.done()])

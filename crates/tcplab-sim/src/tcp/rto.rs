@@ -250,25 +250,31 @@ impl RtoEstimator {
     }
 }
 
-/// `x.rem_euclid(y)`, exactly as the library computes it, for `y > 0`: the remainder of a
-/// quotient below 2^52 from one product kept exact (Dekker's, with Veltkamp's split), instead
-/// of the library's software `fmod` loop (about 350 instructions, 1 % of ns-2's chain).
+/// `x.rem_euclid(y)`, exactly as the library computes it. For `0 < y`, `x < 1e299` and a
+/// quotient in [4, 2^52): the remainder from one product kept exact (Dekker's, with Veltkamp's
+/// split) instead of the library's software `fmod` loop (about 350 instructions, 1 % of ns-2's
+/// chain); other operands go to the library.
 ///
-/// Exact because `x - n*y` is a double for the `n` the quotient's rounding can give (the true
-/// one, or one more): `x - hi` loses nothing by Sterbenz's lemma (`hi/2 <= x <= 2*hi` with
-/// `n >= 4`), and subtracting the product's error `lo` then rounds a double to itself.
+/// Exact because the rounded quotient's whole part `n` is the true one or one more (rounding
+/// is monotonic and whole numbers are doubles), and `x - n*y` is a double for both: `x - hi`
+/// loses nothing by Sterbenz's lemma (`hi/2 <= x <= 2*hi` once `n >= 2`), and subtracting the
+/// product's error `lo` then rounds a double to itself. The bound on `x` keeps the split's
+/// products finite.
 fn rem_exact(x: f64, y: f64) -> f64 {
-    let n = (x / y).trunc();
-    if !(4.0..4_503_599_627_370_496.0).contains(&n) || !y.is_finite() {
+    let q = x / y;
+    if !(y > 0.0 && x < 1e299 && (4.0..4_503_599_627_370_496.0).contains(&q)) {
         return x.rem_euclid(y);
     }
+    let n = q.trunc();
     let hi = n * y;
     let lo = product_error(n, y, hi);
     let r = (x - hi) - lo;
+    debug_assert!(
+        r < y,
+        "the whole part of the rounded quotient is never below the true one"
+    );
     if r < 0.0 {
         r + y
-    } else if r >= y {
-        r - y
     } else {
         r
     }
@@ -328,15 +334,21 @@ mod tests {
     }
 
     #[test]
-    fn the_remainder_falls_back_where_the_product_is_not_exact() {
+    fn the_remainder_is_the_library_s_where_it_goes_to_the_library() {
+        // Quotients below 4 or of 2^52 and more, negative or infinite operands, and operands
+        // whose split would overflow (the quotient alone would not send them there).
         for (x, y) in [
             (0.0, 0.01),
             (0.015, 0.01),
             (0.039, 0.01),
             (1e300, 1e-300),
             (-3.5, 1.0),
+            (-10.5, -1.0),
+            (10.5, -1.0),
             (7.0, f64::INFINITY),
             (1e17, 1.0),
+            (1e308, 2e300),
+            (f64::MAX, 1e300),
         ] {
             assert_eq!(
                 rem_exact(x, y).to_bits(),
