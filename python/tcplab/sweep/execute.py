@@ -658,7 +658,7 @@ class _Dask:
             raise self._lost_error(f"lost the Dask scheduler at {self.address} ({e})") from None
         now = set(info)
         at = time.monotonic()
-        for w in sorted(self.workers - now - self.lost - self.gone.keys()):
+        for w in self.workers - now - self.lost - self.gone.keys():  # said in order below
             self.gone[w] = at
         for w in self.gone.keys() & now:  # back before it was said
             del self.gone[w]
