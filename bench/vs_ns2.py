@@ -16,13 +16,17 @@ sequence and tick phase), so both sides run the same packets.
 
 Each pair runs ns-2 then tcplab, each in its own process, and the pairs follow one another
 (ns-2, tcplab, ns-2, tcplab, ...), so that a change of load on a shared machine hits both sides.
-Run-only time: for ns-2, Tcl's `clock microseconds` from an event at 0 s scheduled before any
-other (so after the script's set-up and `$ns run`'s route computation) to the event at the stop
-time; for tcplab, `Sim::run` in the Rust `bench` example. Set-up: for ns-2 the process's wall
-time minus its run; for tcplab the Python build and validation of the scenario, plus the core's
-JSON parse and `Sim::new`. Peak memory: each process's ru_maxrss (VmHWM). Data segments: ns-2's
-agents' `ndatapack_` summed, tcplab's `data_segments_sent` summed; the two must agree within 3 %
-(the script says so and exits 1 if not).
+Both processes run on the same one CPU (the last this process may use), so that neither side
+is moved between CPUs mid-run. Run-only time: for ns-2, Tcl's `clock microseconds` from an event
+at 0 s scheduled before any other (so after the script's set-up and `$ns run`'s route
+computation) to the event at the stop time, before the script tallies what its agents counted;
+for tcplab, likewise the events to the end of the run (`Sim::run_to_end` in the Rust `bench`
+example, its `events_s`), before the summary and tables are made (`output_s`, shown beside the
+set-up: a few per cent of the run at 1,000 flows, nothing at one). Set-up: for ns-2 the
+process's wall time minus its run; for tcplab the Python build and validation of the scenario,
+plus the core's JSON parse and `Sim::new`. Peak memory: each process's ru_maxrss (VmHWM). Data
+segments: ns-2's agents' `ndatapack_` summed, tcplab's `data_segments_sent` summed; the two must
+agree within 3 % (the script says so and exits 1 if not).
 """
 
 from __future__ import annotations
@@ -147,11 +151,17 @@ def chain(stop_s: float) -> dict[str, Any]:
     return data
 
 
+def _pin() -> None:
+    """In the child, before `exec`: run on one CPU, the same for both simulators."""
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
+
 def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
-    """Run `cmd`; its stdout, wall seconds and peak resident memory (MB, ru_maxrss)."""
+    """Run `cmd` on one CPU (`_pin`); its stdout, wall seconds and peak resident memory (MB,
+    ru_maxrss)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT, preexec_fn=_pin)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -187,7 +197,8 @@ class Case:
         r = json.loads(out)
         row = {
             **ns,
-            "tcplab_run_s": r["wall_s"],
+            "tcplab_run_s": r["events_s"],
+            "tcplab_output_s": r["output_s"],
             "tcplab_setup_s": self.build_s + r["parse_s"] + r["setup_s"],
             "tcplab_core_setup_s": r["parse_s"] + r["setup_s"],
             "tcplab_peak_mb": rss,
@@ -220,6 +231,7 @@ def summary(case: Case, command: str) -> dict[str, Any]:
         "tcplab_setup_s": med("tcplab_setup_s"),
         "tcplab_build_s": case.build_s,
         "tcplab_core_setup_s": med("tcplab_core_setup_s"),
+        "tcplab_output_s": med("tcplab_output_s"),
         "ns2_peak_mb": max(r["ns2_peak_mb"] for r in case.runs),
         "tcplab_peak_mb": max(r["tcplab_peak_mb"] for r in case.runs),
         "command": command,
@@ -287,7 +299,8 @@ def show(r: dict[str, Any]) -> None:
         f"    segments ns-2 {r['ns2_segments']:,} tcplab {r['tcplab_segments']:,}"
         f" ({'within' if r['segments_agree'] else 'NOT within'} 3 %);"
         f" set-up ns-2 {r['ns2_setup_s']:.2f} s, tcplab {r['tcplab_setup_s']:.3f} s"
-        f" (Python {r['tcplab_build_s']:.3f} s, core {r['tcplab_core_setup_s']:.3f} s);"
+        f" (Python {r['tcplab_build_s']:.3f} s, core {r['tcplab_core_setup_s']:.3f} s),"
+        f" output {r['tcplab_output_s']:.3f} s;"
         f" peak ns-2 {r['ns2_peak_mb']:.0f} MB, tcplab {r['tcplab_peak_mb']:.0f} MB"
     )
     print(f"    command: {r['command']}", flush=True)

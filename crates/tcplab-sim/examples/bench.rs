@@ -2,7 +2,9 @@
 //!
 //! FILE is TOML, or JSON when its name ends in `.json`. Prints one JSON line: the time to parse
 //! and validate the file, the set-up time (`Sim::new`: routes, links, endpoints), the run's wall
-//! time (median of the repeats, set-up excluded), events and events/s, data segments sent and
+//! time (median of the repeats, set-up excluded) and its two parts, the events to the end of the
+//! run (`events_s`) and the making of its output (`output_s`: the summary and tables), events
+//! and events/s, data segments sent and
 //! segments/s, and the process's peak resident memory (VmHWM) once after parsing and set-up and
 //! once at the end. Run one scenario per process so
 //! that the peak memory belongs to it alone.
@@ -88,6 +90,8 @@ fn main() -> ExitCode {
     };
     let mut walls = Vec::new();
     let mut setups = Vec::new();
+    let mut events_only = Vec::new();
+    let mut outputs = Vec::new();
     let mut summary = serde_json::Value::Null;
     let mut setup_peak: Option<f64> = None;
     for _ in 0..repeat {
@@ -105,19 +109,27 @@ fn main() -> ExitCode {
             setup_peak = peak_rss_mb();
         }
         let t0 = Instant::now();
-        match sim.run() {
-            Ok(out) => summary = out.summary,
+        let ended = match sim.run_to_end(None) {
+            Ok(ended) => ended,
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);
             }
-        }
-        walls.push(t0.elapsed().as_secs_f64());
+        };
+        let t1 = Instant::now();
+        summary = ended.output().summary;
+        walls.push((t1 - t0).as_secs_f64() + t1.elapsed().as_secs_f64());
+        events_only.push((t1 - t0).as_secs_f64());
+        outputs.push(t1.elapsed().as_secs_f64());
     }
-    walls.sort_by(f64::total_cmp);
-    setups.sort_by(f64::total_cmp);
-    let wall = walls[walls.len() / 2];
-    let setup = setups[setups.len() / 2];
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let wall = median(&mut walls);
+    let setup = median(&mut setups);
+    let events_s = median(&mut events_only);
+    let output_s = median(&mut outputs);
     let events = summary["events"].as_f64().unwrap_or(0.0);
     let data: f64 = summary["connections"]
         .as_array()
@@ -140,6 +152,8 @@ fn main() -> ExitCode {
         "parse_s": parse_s,
         "setup_s": setup,
         "wall_s": wall,
+        "events_s": events_s,
+        "output_s": output_s,
         "ns_per_data_segment": wall * 1e9 / data.max(1.0),
         "sim_time_s": summary["sim_time_s"],
         "response_time_s": summary["apps"][0]["response_time_s"],

@@ -315,9 +315,16 @@ impl<'s> Sim<'s> {
 
     /// As [`Sim::run`], but give up with [`SimError::Cancelled`] soon after `cancel` becomes
     /// true (it is looked at every 1,024 events), so that a caller can stop long runs at once.
-    pub fn run_cancellable(mut self, cancel: Option<&AtomicBool>) -> SimResult<SimOutput> {
+    pub fn run_cancellable(self, cancel: Option<&AtomicBool>) -> SimResult<SimOutput> {
+        Ok(self.run_to_end(cancel)?.output())
+    }
+
+    /// The first half of [`Sim::run_cancellable`]: the events, to the end of the run, and not
+    /// yet its output, so that the two can be timed apart (the `bench` example does: ns-2's run
+    /// is timed to its stop event, before its script tallies what the agents counted).
+    pub fn run_to_end(mut self, cancel: Option<&AtomicBool>) -> SimResult<Ended<'s>> {
         self.run_events(cancel)?;
-        Ok(self.finish())
+        Ok(Ended(self))
     }
 
     /// The event loop: until the queue drains or the stop time.
@@ -802,6 +809,16 @@ fn remembered_hop(memo: &mut (u32, u32), routes: &Routes, at: usize, dst: usize)
     memo.1
 }
 
+/// A run whose events are over ([`Sim::run_to_end`]) and whose output is not made yet.
+pub struct Ended<'s>(Sim<'s>);
+
+impl Ended<'_> {
+    /// The run's summary and tables, as [`Sim::run`] returns them.
+    pub fn output(self) -> SimOutput {
+        self.0.finish()
+    }
+}
+
 /// Run a scenario.
 pub fn run(sc: &Scenario) -> SimResult<SimOutput> {
     Sim::new(sc)?.run()
@@ -891,5 +908,27 @@ size = "300kB"
         }
         // Stopped in the middle: the frames still in the network keep their slots.
         assert!(pool_matches_the_network(&path("0.3s", "", lossy, "5p", codel)) > 0);
+    }
+
+    #[test]
+    fn a_run_timed_in_two_halves_gives_the_output_of_one_run() {
+        // Stopped mid-transfer (frames in flight, timers armed) and run to its end.
+        for stop in ["0.3s", "60s"] {
+            let toml = path(stop, "", r#"{ model = "per", p = 0.05 }"#, "5p", "");
+            let sc = Scenario::from_toml_str(&toml).expect("scenario");
+            let whole = run(&sc).expect("run");
+            let ended = Sim::new(&sc)
+                .expect("set-up")
+                .run_to_end(None)
+                .expect("events");
+            let halves = ended.output();
+            assert!(whole.summary["events"].as_u64() > Some(50), "{stop}");
+            assert_eq!(halves.summary, whole.summary, "{stop}");
+            assert_eq!(
+                format!("{:?}", halves.tables),
+                format!("{:?}", whole.tables),
+                "{stop}"
+            );
+        }
     }
 }
