@@ -151,17 +151,11 @@ def chain(stop_s: float) -> dict[str, Any]:
     return data
 
 
-def _pin() -> None:
-    """In the child, before `exec`: run on one CPU, the same for both simulators."""
-    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-
-
 def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
-    """Run `cmd` on one CPU (`_pin`); its stdout, wall seconds and peak resident memory (MB,
-    ru_maxrss)."""
+    """Run `cmd`; its stdout, wall seconds and peak resident memory (MB, ru_maxrss)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT, preexec_fn=_pin)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -330,6 +324,9 @@ def main(argv: list[str]) -> int:
         print("vs ns-2: skipped (ns-2 is not installed: apt-get install -y ns2)")
         return 0
     build_bench()
+    # One CPU for this process and so for both simulators, which inherit it (set here rather
+    # than in each child before `exec`, which is unsafe once a library has started threads).
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     sys.path.insert(0, str(ROOT / "python"))
     command = "python bench/vs_ns2.py " + " ".join(argv)
     ok = True
