@@ -7,7 +7,7 @@ use crate::engine::event::Event;
 /// align the entry to 16 bytes and pad it to 32).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
-    seq: u64,
+    pub(super) seq: u64,
     time: u64,
     pub(super) ev: Event,
 }

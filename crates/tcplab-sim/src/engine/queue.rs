@@ -404,11 +404,7 @@ impl EventQueue {
         }
         self.set_base(slot + 1);
         self.run.reset();
-        self.wheel.take(slot as usize, &mut self.run.v);
-        // A slot holds a few events, often one.
-        if self.run.len() > 1 {
-            self.run.sort();
-        }
+        self.wheel.take_sorted(slot as usize, &mut self.run.v);
         debug_assert!(!self.run.is_empty(), "the next slot holds an event");
         true
     }

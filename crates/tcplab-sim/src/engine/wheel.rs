@@ -16,9 +16,10 @@ const WORDS: usize = SLOTS / 64;
 const _: () = assert!(WORDS <= 64 && SLOTS.is_power_of_two() && SLOTS >= 64);
 
 /// A timing wheel of `SLOTS` slots of `2^SLOT_SHIFT` ns. Each slot is a vector of its events in
-/// no order; when the clock reaches a slot, its vector becomes the run's (`take` swaps the two,
-/// and the slot keeps the run's emptied vector and its capacity), so an event is written once,
-/// by its push, and read in place by the run's sort and pop. (The slots were lists in a shared
+/// no order; when the clock reaches a slot, its events go to the run by increasing key
+/// (`take_sorted`): up to 8 are copied there in their order by a sorting network, and a larger
+/// slot's vector becomes the run's (`take` swaps the two, and the slot keeps the run's emptied
+/// vector and its capacity) and is sorted in place. (The slots were lists in a shared
 /// pool of nodes, which `take` walked and copied into the run: with 100 flows that cost about
 /// 25 instructions an event, and the pool's free list and the walk's dependent loads more; the
 /// vectors' memory is colder, 2.6 M more last-level misses at 1,000 flows, but the run is 4 to
@@ -104,6 +105,27 @@ impl Wheel {
         Some(idx.wrapping_sub(start) & (SLOTS - 1))
     }
 
+    /// Move slot `slot`'s entries to `into` (which must be empty) by increasing key, emptying
+    /// the slot. A slot holds a few events, often one: up to 8 are copied in their order
+    /// (`sort_few_into`), more are handed over in the slot's vector (`take`) and sorted there.
+    #[inline]
+    pub(super) fn take_sorted(&mut self, slot: usize, into: &mut Vec<Entry>) {
+        debug_assert!(into.is_empty());
+        let slot = slot & (SLOTS - 1);
+        let v = &mut self.slots[slot];
+        if v.len() <= 8 && sort_few_into(v, into) {
+            self.len -= v.len();
+            v.clear();
+            self.bits[slot / 64] &= !(1 << (slot % 64));
+            if self.bits[slot / 64] == 0 {
+                self.summary &= !(1 << (slot / 64));
+            }
+        } else {
+            self.take(slot, into);
+            into.sort_unstable_by_key(|e| e.key());
+        }
+    }
+
     /// Hand slot `slot`'s entries (in no particular order) to `into`, which must be empty and
     /// whose allocation the slot keeps, emptying the slot.
     #[inline]
@@ -145,10 +167,6 @@ impl Run {
         self.head == self.v.len()
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.v.len() - self.head
-    }
-
     /// Empty it (it must hold no event); a vector with room for more than `RUN_KEEP` entries
     /// is given back to the allocator. The run's vector goes on to the slot taken next, which
     /// keeps it until it fills again, possibly never: were a burst's room kept, each slot would
@@ -181,7 +199,165 @@ impl Run {
     }
 }
 
+/// Append at most 8 entries of one wheel slot to `into` by increasing key, without a branch on
+/// the keys; or return false, appending nothing, when their counters are too far apart for the
+/// 64-bit form below.
+///
+/// A slot's keys come in no order the processor can learn, so a comparison sort's branches go
+/// either way at random (at 1,000 flows, with about 6 events a slot, cachegrind's branch
+/// simulation put 17 % of the run's mispredictions in the standard sort). Here each key becomes
+/// one word, its order the key's: the time within the slot (13 bits), the counter relative to
+/// the first entry's (48 bits: counters up to 2^47 apart, events scheduled that many events
+/// apart), and the entry's index (3 bits). The words go through
+/// the smallest known network of compare-exchanges for their number (Knuth, TAOCP vol. 3,
+/// 5.3.4), each a minimum and a maximum, and the entries are appended in the order of the
+/// indices in the words' low bits.
+/// The bits of `sort_few_into`'s word for the counter: what the time within the slot and the
+/// index (3 bits) leave.
+const SEQ_BITS: u32 = 64 - SLOT_SHIFT - 3;
+const _: () = assert!(SEQ_BITS >= 40);
+
+fn sort_few_into(src: &[Entry], into: &mut Vec<Entry>) -> bool {
+    debug_assert!(src.len() <= 8);
+    macro_rules! network {
+        ($n:literal: $(($i:literal, $j:literal)),*) => {{
+            use std::hint::select_unpredictable as pick;
+            let e: &[Entry; $n] = src.try_into().expect("the network's number of entries");
+            // The counters relative to the first entry's, offset by 2^47 so that those up to
+            // 2^47 below it stay positive: in order, and within `SEQ_BITS` unless they spill.
+            let seq0 = e[0].seq.wrapping_sub(1 << (SEQ_BITS - 1));
+            if e.iter().fold(0, |acc, x| acc | x.seq.wrapping_sub(seq0)) >> SEQ_BITS != 0 {
+                return false;
+            }
+            // The events of a slot share their time's bits above `SLOT_SHIFT` (the wheel's
+            // window holds each slot once): the shift keeps the time within the slot.
+            debug_assert!(e.iter().all(|x| slot_of(x.key()) == slot_of(e[0].key())));
+            let mut k = [0u64; $n];
+            for i in 0..$n {
+                k[i] = e[i].time() << (64 - SLOT_SHIFT)
+                    | e[i].seq.wrapping_sub(seq0) << 3
+                    | i as u64;
+            }
+            $(
+                let swap = k[$j] < k[$i];
+                (k[$i], k[$j]) = (pick(swap, k[$j], k[$i]), pick(swap, k[$i], k[$j]));
+            )*
+            into.reserve($n);
+            for w in k {
+                into.push(e[(w & 7) as usize]);
+            }
+        }};
+    }
+    match src.len() {
+        1 => into.push(src[0]),
+        2 => network!(2: (0, 1)),
+        3 => network!(3: (0, 2), (0, 1), (1, 2)),
+        4 => network!(4: (0, 1), (2, 3), (0, 2), (1, 3), (1, 2)),
+        5 => network!(5: (0, 3), (1, 4), (0, 2), (1, 3), (0, 1), (2, 4), (1, 2), (3, 4), (2, 3)),
+        6 => network!(6: (0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3), (2, 5), (0, 1), (2, 3),
+            (4, 5), (1, 2), (3, 4)),
+        7 => network!(7: (0, 6), (2, 3), (4, 5), (0, 2), (1, 4), (3, 6), (0, 1), (2, 5), (3, 4),
+            (1, 2), (4, 6), (2, 3), (4, 5), (1, 2), (3, 4), (5, 6)),
+        8 => network!(8: (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7), (0, 1),
+            (2, 3), (4, 5), (6, 7), (2, 4), (3, 5), (1, 4), (3, 6), (1, 2), (3, 4), (5, 6)),
+        _ => return false,
+    }
+    true
+}
+
 #[inline(always)]
 pub(super) fn slot_of(key: u128) -> u64 {
     (key >> (64 + SLOT_SHIFT)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::event::Event;
+
+    /// Every order of `n` entries of one slot must come out of `sort_few_into` by key.
+    fn all_orders(keys: &[(u64, u64)]) {
+        let mut want: Vec<(u64, u64)> = keys.to_vec();
+        want.sort_unstable();
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        // Heap's algorithm: every permutation of `idx`.
+        let mut c = vec![0; idx.len()];
+        let check = |idx: &[usize]| {
+            let src: Vec<Entry> = idx
+                .iter()
+                .map(|&i| Entry::new(keys[i].0, keys[i].1, Event::AppTick { app: i as u32 }))
+                .collect();
+            let mut out = Vec::new();
+            assert!(sort_few_into(&src, &mut out));
+            let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq)).collect();
+            assert_eq!(got, want, "from the order {idx:?}");
+            // Each entry travels whole: its event is the one it came with.
+            for e in &out {
+                let i = keys.iter().position(|&k| k == (e.time(), e.seq)).unwrap();
+                assert_eq!(e.ev, Event::AppTick { app: i as u32 });
+            }
+        };
+        check(&idx);
+        let mut i = 0;
+        while i < idx.len() {
+            if c[i] < i {
+                let j = if i % 2 == 0 { 0 } else { c[i] };
+                idx.swap(j, i);
+                check(&idx);
+                c[i] += 1;
+                i = 0;
+            } else {
+                c[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn a_few_entries_of_a_slot_come_out_in_key_order_from_every_order() {
+        let slot = 77u64 << SLOT_SHIFT;
+        let last = slot + (1 << SLOT_SHIFT) - 1;
+        for n in 1..=8u64 {
+            // Distinct times (the slot's first and last instants among them), counters in the
+            // opposite order.
+            let spread: Vec<(u64, u64)> = (0..n)
+                .map(|i| (slot + i * ((1 << SLOT_SHIFT) - 1) / 7, 1_000 - i))
+                .map(|(t, s)| (t.min(last), s))
+                .collect();
+            all_orders(&spread);
+            // One instant: the counters decide, the largest nearly 2^47 above the smallest.
+            let same: Vec<(u64, u64)> = (0..n)
+                .map(|i| (slot + 5, 9 + i * ((1 << 47) - 10) / 7))
+                .collect();
+            all_orders(&same);
+            // Two instants, counters interleaved.
+            let two: Vec<(u64, u64)> = (0..n).map(|i| (slot + (i % 2) * 3, 40 - i)).collect();
+            all_orders(&two);
+        }
+    }
+
+    #[test]
+    fn counters_too_far_apart_go_to_the_full_sort() {
+        let slot = 3u64 << SLOT_SHIFT;
+        let src = [
+            Entry::new(slot + 1, 1 << 48, Event::AppTick { app: 0 }),
+            Entry::new(slot + 1, 0, Event::AppTick { app: 1 }),
+            Entry::new(slot, 5, Event::AppTick { app: 2 }),
+        ];
+        let mut out = Vec::new();
+        assert!(!sort_few_into(&src, &mut out));
+        assert!(
+            out.is_empty(),
+            "nothing appended when the form does not fit"
+        );
+        let mut w = Wheel::default();
+        w.start();
+        for e in src {
+            w.push(3, e);
+        }
+        w.take_sorted(3, &mut out);
+        let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq)).collect();
+        assert_eq!(got, vec![(slot, 5), (slot + 1, 0), (slot + 1, 1 << 48)]);
+        assert_eq!((w.len, w.next_occupied(0)), (0, None), "the slot is empty");
+    }
 }
