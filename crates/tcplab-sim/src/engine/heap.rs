@@ -7,7 +7,7 @@ use crate::engine::event::Event;
 /// align the entry to 16 bytes and pad it to 32).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
-    pub(super) seq: u64,
+    seq: u64,
     time: u64,
     pub(super) ev: Event,
 }
@@ -22,6 +22,11 @@ impl Entry {
     #[inline(always)]
     pub(super) fn time(&self) -> u64 {
         self.time
+    }
+
+    #[inline(always)]
+    pub(super) fn seq(&self) -> u64 {
+        self.seq
     }
 
     /// The time in the high 64 bits, the counter in the low ones.

@@ -17,9 +17,11 @@ const _: () = assert!(WORDS <= 64 && SLOTS.is_power_of_two() && SLOTS >= 64);
 
 /// A timing wheel of `SLOTS` slots of `2^SLOT_SHIFT` ns. Each slot is a vector of its events in
 /// no order; when the clock reaches a slot, its events go to the run by increasing key
-/// (`take_sorted`): up to 8 are copied there in their order by a sorting network, and a larger
-/// slot's vector becomes the run's (`take` swaps the two, and the slot keeps the run's emptied
-/// vector and its capacity) and is sorted in place. (The slots were lists in a shared
+/// (`take_sorted`): up to 8 are copied there in their order by a sorting network (a copy
+/// without the dependent loads of the lists below), and a larger slot's vector, or one whose
+/// counters are too far apart for the network, becomes the run's (`take` swaps the two, and the
+/// slot keeps the run's emptied vector and its capacity) and is sorted in place. (The slots were
+/// lists in a shared
 /// pool of nodes, which `take` walked and copied into the run: with 100 flows that cost about
 /// 25 instructions an event, and the pool's free list and the walk's dependent loads more; the
 /// vectors' memory is colder, 2.6 M more last-level misses at 1,000 flows, but the run is 4 to
@@ -168,8 +170,9 @@ impl Run {
     }
 
     /// Empty it (it must hold no event); a vector with room for more than `RUN_KEEP` entries
-    /// is given back to the allocator. The run's vector goes on to the slot taken next, which
-    /// keeps it until it fills again, possibly never: were a burst's room kept, each slot would
+    /// is given back to the allocator. The run's vector goes on to the next slot taken whole
+    /// (`Wheel::take`: more than 8 events), which keeps it until it fills again, possibly
+    /// never: were a burst's room kept, each slot would
     /// end up with room for the largest burst it ever passed on (10,000 CBR flows ticking
     /// together every 10 ms: 532 MB at the peak, against 260 MB with the pool of nodes the slots
     /// were before). Keeping room for 1,024 entries still doubled the memory of 1,000 flows
@@ -199,6 +202,10 @@ impl Run {
     }
 }
 
+/// The bits of `sort_few_into`'s word for the counter: what the time within the slot and the
+/// index (3 bits) leave.
+const SEQ_BITS: u32 = 64 - SLOT_SHIFT - 3;
+
 /// Append at most 8 entries of one wheel slot to `into` by increasing key, without a branch on
 /// the keys; or return false, appending nothing, when their counters are too far apart for the
 /// 64-bit form below.
@@ -206,17 +213,12 @@ impl Run {
 /// A slot's keys come in no order the processor can learn, so a comparison sort's branches go
 /// either way at random (at 1,000 flows, with about 6 events a slot, cachegrind's branch
 /// simulation put 17 % of the run's mispredictions in the standard sort). Here each key becomes
-/// one word, its order the key's: the time within the slot (13 bits), the counter relative to
-/// the first entry's (48 bits: counters up to 2^47 apart, events scheduled that many events
-/// apart), and the entry's index (3 bits). The words go through
-/// the smallest known network of compare-exchanges for their number (Knuth, TAOCP vol. 3,
-/// 5.3.4), each a minimum and a maximum, and the entries are appended in the order of the
-/// indices in the words' low bits.
-/// The bits of `sort_few_into`'s word for the counter: what the time within the slot and the
-/// index (3 bits) leave.
-const SEQ_BITS: u32 = 64 - SLOT_SHIFT - 3;
-const _: () = assert!(SEQ_BITS >= 40);
-
+/// one word, its order the key's: the time within the slot (`SLOT_SHIFT` bits), the counter
+/// relative to the first entry's (`SEQ_BITS`, 48: counters from 2^47 below the first entry's to
+/// less than 2^47 above it fit), and the entry's index (3 bits). The words go through the
+/// smallest known network of compare-exchanges for their number (Knuth, TAOCP vol. 3, 5.3.4),
+/// each a minimum and a maximum, and the entries are appended in the order of the indices in
+/// the words' low bits.
 fn sort_few_into(src: &[Entry], into: &mut Vec<Entry>) -> bool {
     debug_assert!(src.len() <= 8);
     macro_rules! network {
@@ -225,8 +227,10 @@ fn sort_few_into(src: &[Entry], into: &mut Vec<Entry>) -> bool {
             let e: &[Entry; $n] = src.try_into().expect("the network's number of entries");
             // The counters relative to the first entry's, offset by 2^47 so that those up to
             // 2^47 below it stay positive: in order, and within `SEQ_BITS` unless they spill.
-            let seq0 = e[0].seq.wrapping_sub(1 << (SEQ_BITS - 1));
-            if e.iter().fold(0, |acc, x| acc | x.seq.wrapping_sub(seq0)) >> SEQ_BITS != 0 {
+            // (Modulo 2^64, which keeps the order unless the counters lie on both sides of
+            // u64::MAX; they grow from 0, one per event scheduled or reserved, nowhere near.)
+            let seq0 = e[0].seq().wrapping_sub(1 << (SEQ_BITS - 1));
+            if e.iter().fold(0, |acc, x| acc | x.seq().wrapping_sub(seq0)) >> SEQ_BITS != 0 {
                 return false;
             }
             // The events of a slot share their time's bits above `SLOT_SHIFT` (the wheel's
@@ -235,7 +239,7 @@ fn sort_few_into(src: &[Entry], into: &mut Vec<Entry>) -> bool {
             let mut k = [0u64; $n];
             for i in 0..$n {
                 k[i] = e[i].time() << (64 - SLOT_SHIFT)
-                    | e[i].seq.wrapping_sub(seq0) << 3
+                    | e[i].seq().wrapping_sub(seq0) << 3
                     | i as u64;
             }
             $(
@@ -289,11 +293,11 @@ mod tests {
                 .collect();
             let mut out = Vec::new();
             assert!(sort_few_into(&src, &mut out));
-            let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq)).collect();
+            let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq())).collect();
             assert_eq!(got, want, "from the order {idx:?}");
             // Each entry travels whole: its event is the one it came with.
             for e in &out {
-                let i = keys.iter().position(|&k| k == (e.time(), e.seq)).unwrap();
+                let i = keys.iter().position(|&k| k == (e.time(), e.seq())).unwrap();
                 assert_eq!(e.ev, Event::AppTick { app: i as u32 });
             }
         };
@@ -330,9 +334,48 @@ mod tests {
                 .map(|i| (slot + 5, 9 + i * ((1 << 47) - 10) / 7))
                 .collect();
             all_orders(&same);
+            // The end of time's slot, its last instant among them.
+            let end = (u64::MAX >> SLOT_SHIFT) << SLOT_SHIFT;
+            let at_end: Vec<(u64, u64)> = (0..n)
+                .map(|i| (end + (i * ((1 << SLOT_SHIFT) - 1) / 7), 500 + i % 3 * 7 - i))
+                .collect();
+            all_orders(&at_end);
             // Two instants, counters interleaved.
             let two: Vec<(u64, u64)> = (0..n).map(|i| (slot + (i % 2) * 3, 40 - i)).collect();
             all_orders(&two);
+        }
+    }
+
+    #[test]
+    fn counters_fit_from_2_47_below_the_first_to_just_under_2_47_above_it() {
+        let slot = 9u64 << SLOT_SHIFT;
+        let entry = |t: u64, s: u64| Entry::new(t, s, Event::Sample);
+        let first = 1u64 << 50;
+        let mut out = Vec::new();
+        // The edges that fit: 2^47 below the first entry's counter, and 2^47 - 1 above it.
+        let fits = [
+            entry(slot + 4, first),
+            entry(slot + 4, first - (1 << 47)),
+            entry(slot, first + (1 << 47) - 1),
+        ];
+        assert!(sort_few_into(&fits, &mut out));
+        let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (slot, first + (1 << 47) - 1),
+                (slot + 4, first - (1 << 47)),
+                (slot + 4, first)
+            ]
+        );
+        // One past either edge does not fit.
+        for far in [first - (1 << 47) - 1, first + (1 << 47)] {
+            out.clear();
+            assert!(!sort_few_into(
+                &[entry(slot, first), entry(slot, far)],
+                &mut out
+            ));
+            assert!(out.is_empty());
         }
     }
 
@@ -356,7 +399,7 @@ mod tests {
             w.push(3, e);
         }
         w.take_sorted(3, &mut out);
-        let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq)).collect();
+        let got: Vec<(u64, u64)> = out.iter().map(|e| (e.time(), e.seq())).collect();
         assert_eq!(got, vec![(slot, 5), (slot + 1, 0), (slot + 1, 1 << 48)]);
         assert_eq!((w.len, w.next_occupied(0)), (0, None), "the slot is empty");
     }
