@@ -30,9 +30,14 @@ def test_quick_mode_sends_the_same_segments_on_both_sides() -> None:
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-2000:]
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [r["figure"].split(",")[0] for r in rows] == ["vs ns-2: dumbbell"] * 2 + [
-        "vs ns-2: ns-2's chain"
+        "vs ns-2: ns-2's chain",
+        "tcplab scaling: 10 flows against 1",
     ]
-    for r in rows:
+    # The scaling line divides the 10-flow case's tcplab cost by the 1-flow case's.
+    one, ten, scale = rows[0], rows[1], rows[3]
+    assert (one["flows"], ten["flows"], rows[2]["flows"]) == (1, 10, None)
+    assert scale["ratio"] == ten["tcplab_ns_per_segment"] / one["tcplab_ns_per_segment"]
+    for r in rows[:3]:
         ns2, ours = r["ns2_segments"], r["tcplab_segments"]
         assert ns2 > 10_000, r
         assert abs(ours - ns2) <= 0.03 * ns2, r
