@@ -116,12 +116,8 @@ impl Wheel {
         let slot = slot & (SLOTS - 1);
         let v = &mut self.slots[slot];
         if v.len() <= 8 && sort_few_into(v, into) {
-            self.len -= v.len();
             v.clear();
-            self.bits[slot / 64] &= !(1 << (slot % 64));
-            if self.bits[slot / 64] == 0 {
-                self.summary &= !(1 << (slot / 64));
-            }
+            self.emptied(slot, into.len());
         } else {
             self.take(slot, into);
             into.sort_unstable_by_key(|e| e.key());
@@ -135,7 +131,13 @@ impl Wheel {
         debug_assert!(into.is_empty());
         let slot = slot & (SLOTS - 1);
         std::mem::swap(&mut self.slots[slot], into);
-        self.len -= into.len();
+        self.emptied(slot, into.len());
+    }
+
+    /// The counts and bits of slot `slot` (masked), whose `n` entries have just been taken.
+    #[inline(always)]
+    fn emptied(&mut self, slot: usize, n: usize) {
+        self.len -= n;
         self.bits[slot / 64] &= !(1 << (slot % 64));
         if self.bits[slot / 64] == 0 {
             self.summary &= !(1 << (slot / 64));
