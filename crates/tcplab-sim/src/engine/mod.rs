@@ -10,3 +10,19 @@ pub mod ring;
 pub mod rng;
 pub mod time;
 mod wheel;
+
+/// Ask the processor to start loading the cache line at `r` (into every level), without waiting
+/// for it and without any effect on the program's results: a hint, which may be ignored. A no-op
+/// where no such instruction is available to stable Rust.
+#[inline(always)]
+pub fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch reads nothing the program sees and cannot fault, whatever the
+        // address (so there is nothing to assert); this one is a reference's, valid besides.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}

@@ -86,6 +86,19 @@ pub struct EventQueue {
     reserved: std::collections::BTreeSet<u64>,
 }
 
+/// The events after the one being taken in the wheel's current slot, in the order they will
+/// run (`EventQueue::pop_then`).
+#[derive(Clone, Copy)]
+pub struct Upcoming<'a>(&'a [Entry]);
+
+impl Upcoming<'_> {
+    /// The `k`-th of them (0: the next event), if the slot has it.
+    #[inline(always)]
+    pub fn event(&self, k: usize) -> Option<Event> {
+        self.0.get(k).map(|e| e.ev)
+    }
+}
+
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
@@ -272,6 +285,15 @@ impl EventQueue {
     /// Take the next event, advancing the clock. `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.pop_then(|_| {})
+    }
+
+    /// `pop`, which, when it takes the event from the wheel's current slot, first shows
+    /// `ahead` the events that follow it there: what the caller will run next, whose state it
+    /// may start loading. (Only on the wheel's path: a single flow's events, taken beside the
+    /// heap or from it, pay nothing for it.)
+    #[inline(always)]
+    pub fn pop_then(&mut self, ahead: impl FnOnce(Upcoming<'_>)) -> Option<(SimTime, Event)> {
         loop {
             let n = self.n_near;
             // The single flow's case first: while the wheel is on nothing is beside the heap.
@@ -286,7 +308,10 @@ impl EventQueue {
                 // The wheel is on: the heap is empty too, the run has the next event.
                 debug_assert!(n == 0 && self.heap.is_empty());
                 match self.run.pop() {
-                    Some(e) => e,
+                    Some(e) => {
+                        ahead(Upcoming(self.run.rest()));
+                        e
+                    }
                     None => {
                         if !self.next_slot() {
                             return None;
@@ -486,6 +511,59 @@ mod tests {
         }
         assert!(q.is_empty());
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn pop_then_shows_the_events_that_come_next_and_only_from_the_wheel() {
+        // A few events: the wheel stays off, and nothing is shown.
+        let mut q = EventQueue::new();
+        for i in 0..10u32 {
+            q.schedule(SimTime(u64::from(i % 3) * 1_000), Event::AppTick { app: i });
+        }
+        while q.pop_then(|_| panic!("shown with the wheel off")).is_some() {}
+        // Many events, several in a slot, scheduled while others run: what is shown at each
+        // pop is what the next pops take, in that order.
+        let mut rng = crate::engine::rng::stream(7, "engine-test");
+        let mut next = || rand::RngCore::next_u64(&mut rng);
+        let mut q = EventQueue::new();
+        let mut app = 0u32;
+        for _ in 0..2_000 {
+            app += 1;
+            q.schedule(SimTime(next() % 2_000_000), Event::AppTick { app });
+        }
+        let mut promised: Vec<Event> = Vec::new();
+        let (mut shown, mut popped) = (0, 0);
+        loop {
+            let mut seen = None;
+            let Some((_, ev)) = q.pop_then(|up| {
+                seen = Some((0..).map_while(|k| up.event(k)).collect::<Vec<_>>());
+            }) else {
+                break;
+            };
+            popped += 1;
+            if let Some(&p) = promised.first() {
+                assert_eq!(ev, p, "pop {popped} took another event than the one shown");
+                promised.remove(0);
+            }
+            if let Some(list) = seen {
+                shown += 1;
+                // What was promised before is still the start of what is shown now, unless
+                // an event was scheduled into the slot since (not done below).
+                assert!(list.starts_with(&promised));
+                promised = list;
+            }
+            if popped % 4 == 0 && popped < 3_000 {
+                // A later event, beyond the current slot: it changes nothing shown.
+                app += 1;
+                let t = q.now().0 + (2 << SLOT_SHIFT) + next() % 1_000_000;
+                q.schedule(SimTime(t), Event::AppTick { app });
+            }
+        }
+        assert!(promised.is_empty());
+        assert!(
+            shown > popped / 2,
+            "the wheel showed {shown} of {popped} pops"
+        );
     }
 
     #[test]

@@ -171,6 +171,12 @@ impl Run {
         self.head == self.v.len()
     }
 
+    /// The entries `pop` has yet to take, in order.
+    #[inline(always)]
+    pub(super) fn rest(&self) -> &[Entry] {
+        self.v.get(self.head..).unwrap_or_default()
+    }
+
     /// Empty it (it must hold no event); a vector with room for more than `RUN_KEEP` entries
     /// is given back to the allocator. The run's vector goes on to the next slot taken whole
     /// (`Wheel::take`: more than 8 events), which keeps it until it fills again, possibly

@@ -706,6 +706,13 @@ impl LinkDir {
         self.in_flight.advance().map(|n| n.arrival)
     }
 
+    /// Start loading the two cache lines an offer reads.
+    #[inline(always)]
+    pub fn prefetch_offer(&self) {
+        crate::engine::prefetch(self);
+        crate::engine::prefetch(&self.busy_until);
+    }
+
     /// Frames this direction holds: on the wire or in flight, and those a CoDel queue keeps.
     pub fn frames_held(&self) -> usize {
         self.in_flight.len() + self.codel.as_deref().map_or(0, CoDelQueue::len)

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::apps::txn::TxnRt;
 use crate::apps::udp::UdpRt;
 use crate::engine::event::{Event, TimerKind};
-use crate::engine::queue::EventQueue;
+use crate::engine::queue::{EventQueue, Upcoming};
 use crate::engine::rng::stream;
 use crate::engine::time::{Dur, SimTime};
 use crate::error::{SimError, SimResult};
@@ -342,7 +342,9 @@ impl<'s> Sim<'s> {
         if let (Some(_), Some(iv)) = (&self.trace, self.sc.output.trace_interval) {
             self.w.q.schedule(SimTime::ZERO + iv, Event::Sample);
         }
-        while let Some((t, ev)) = self.w.q.pop() {
+        while let Some((t, ev)) = self.w.q.pop_then(|next| {
+            prefetch_ahead(&self.dirs, &self.pool, &self.conns, next);
+        }) {
             if t > self.stop {
                 self.stopped_by_time = true;
                 break;
@@ -796,6 +798,52 @@ impl<'s> Sim<'s> {
                 self.w.q.schedule(at, Event::Sample);
             }
         }
+    }
+}
+
+/// While the wheel runs, start loading what the next events of the current slot will read,
+/// each a step further as it comes nearer: for the event after next but one, its link
+/// direction's first cache line; for the one after next, the packet in that direction's head
+/// slot and, when the frame will be passed on, the next direction's lines an offer reads; for
+/// the next one, when it delivers a segment, the receiving endpoint's most read lines. With
+/// 1,000 flows none of them stays in the cache between two of its events. Only hints: nothing
+/// here changes what the run does.
+#[inline(always)]
+fn prefetch_ahead(dirs: &[LinkDir], pool: &PacketPool, conns: &[Conn], next: Upcoming<'_>) {
+    use crate::engine::prefetch;
+    let Some(Event::LinkDeliver { dir }) = next.event(0) else {
+        return;
+    };
+    debug_assert!((dir as usize) < dirs.len());
+    // SAFETY: `dir` came from a `LinkDeliver` event (see `Sim::dir`).
+    let d = unsafe { dirs.get_unchecked(dir as usize) };
+    if let Some(h) = d.head().filter(|h| h.intact_for(d.to)) {
+        // SAFETY: a link direction holds only slots of this simulation's pool (as in
+        // `on_deliver`).
+        let p = unsafe { pool.get_unchecked(h.pkt()) };
+        if let Some(c) = conns.get(p.conn as usize) {
+            c.ends[p.to_end as usize & 1].prefetch_hot();
+        }
+    }
+    let Some(Event::LinkDeliver { dir }) = next.event(1) else {
+        return;
+    };
+    debug_assert!((dir as usize) < dirs.len());
+    // SAFETY: as above.
+    let d = unsafe { dirs.get_unchecked(dir as usize) };
+    if let Some(h) = d.head() {
+        // SAFETY: as above.
+        prefetch(unsafe { pool.get_unchecked(h.pkt()) });
+        if d.relays {
+            if let Some(n) = dirs.get(d.hop_memo.1 as usize) {
+                n.prefetch_offer();
+            }
+        }
+    }
+    if let Some(Event::LinkDeliver { dir }) = next.event(2) {
+        debug_assert!((dir as usize) < dirs.len());
+        // SAFETY: as above.
+        prefetch(unsafe { dirs.get_unchecked(dir as usize) });
     }
 }
 

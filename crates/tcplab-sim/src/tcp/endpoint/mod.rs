@@ -375,6 +375,25 @@ struct AdvMemo {
 }
 
 impl Endpoint {
+    /// Start loading what taking a segment reads most (the sequence state and flags, the
+    /// counters, the congestion window, the timers, the RTT estimate, the scoreboard's
+    /// header): a hint for the simulator, which knows a segment is coming.
+    #[inline(always)]
+    pub fn prefetch_hot(&self) {
+        use crate::engine::prefetch;
+        prefetch(&self.sb);
+        prefetch(&self.rto);
+        prefetch(&self.timers);
+        prefetch(&self.ccs);
+        prefetch(&self.stats);
+        prefetch(&self.snd_una);
+        prefetch(&self.app_written);
+        prefetch(&self.rcv_nxt);
+        prefetch(&self.rcv_adv);
+        prefetch(&self.dupacks);
+        prefetch(&self.state);
+    }
+
     /// An endpoint of connection `conn` (`end` 0: the client, 1: the server) on `node`, talking
     /// to `peer_node`, with the settings `cfg` and its two plug-ins; the shortcuts are settled
     /// here.
