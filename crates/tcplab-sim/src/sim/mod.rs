@@ -343,7 +343,7 @@ impl<'s> Sim<'s> {
             self.w.q.schedule(SimTime::ZERO + iv, Event::Sample);
         }
         while let Some((t, ev)) = self.w.q.pop_then(|next| {
-            prefetch_ahead(&self.dirs, &self.pool, &self.conns, next);
+            prefetch_ahead(&self.dirs, &self.pool, &self.conns, &self.node_hop, next);
         }) {
             if t > self.stop {
                 self.stopped_by_time = true;
@@ -809,7 +809,13 @@ impl<'s> Sim<'s> {
 /// 1,000 flows none of them stays in the cache between two of its events. Only hints: nothing
 /// here changes what the run does.
 #[inline(always)]
-fn prefetch_ahead(dirs: &[LinkDir], pool: &PacketPool, conns: &[Conn], next: Upcoming<'_>) {
+fn prefetch_ahead(
+    dirs: &[LinkDir],
+    pool: &PacketPool,
+    conns: &[Conn],
+    node_hop: &[(u32, u32)],
+    next: Upcoming<'_>,
+) {
     use crate::engine::prefetch;
     let Some(Event::LinkDeliver { dir }) = next.event(0) else {
         return;
@@ -823,6 +829,12 @@ fn prefetch_ahead(dirs: &[LinkDir], pool: &PacketPool, conns: &[Conn], next: Upc
         let p = unsafe { pool.get_unchecked(h.pkt()) };
         if let Some(c) = conns.get(p.conn as usize) {
             c.ends[p.to_end as usize & 1].prefetch_hot();
+        }
+        // The direction its answer will most likely take (the node's last next hop).
+        if let Some(&(_, out)) = node_hop.get(usize::from(p.dst)) {
+            if let Some(o) = dirs.get(out as usize) {
+                o.prefetch_offer();
+            }
         }
     }
     let Some(Event::LinkDeliver { dir }) = next.event(1) else {
