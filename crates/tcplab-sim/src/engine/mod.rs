@@ -19,8 +19,10 @@ pub fn prefetch<T>(r: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch reads nothing the program sees and cannot fault, whatever the
-        // address (so there is nothing to assert); this one is a reference's, valid besides.
+        const _: () = assert!(cfg!(target_feature = "sse"));
+        // SAFETY: the intrinsic needs SSE, which every x86_64 processor has (asserted above at
+        // compile time); a prefetch reads nothing the program sees and cannot fault, whatever
+        // the address, and this one is a reference's, valid besides.
         unsafe { _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -254,17 +254,18 @@ fn sort_few_into(src: &[Entry], into: &mut Vec<Entry>) -> bool {
                 let swap = k[$j] < k[$i];
                 (k[$i], k[$j]) = (pick(swap, k[$j], k[$i]), pick(swap, k[$i], k[$j]));
             )*
-            // Written into the run's room in place, its length set once: `push` would test the
-            // capacity and store the length for each entry.
+            // Written into the room after `into`'s entries in place, its length set once:
+            // `push` would test the capacity and store the length for each entry.
             into.reserve($n);
+            let len = into.len();
             let room = &mut into.spare_capacity_mut()[..$n];
             for (to, w) in room.iter_mut().zip(k) {
                 to.write(e[(w & 7) as usize]);
             }
-            debug_assert!(into.is_empty() && into.capacity() >= $n);
-            // SAFETY: the first `$n` places of the run's room (`into` was empty, and `reserve`
-            // made the room) have just been written.
-            unsafe { into.set_len($n) };
+            debug_assert!(into.capacity() >= len + $n);
+            // SAFETY: the `$n` places after the first `len` (the room `reserve` made) have just
+            // been written.
+            unsafe { into.set_len(len + $n) };
         }};
     }
     match src.len() {

@@ -377,7 +377,9 @@ struct AdvMemo {
 impl Endpoint {
     /// Start loading what taking a segment reads most (the sequence state and flags, the
     /// counters, the congestion window, the timers, the RTT estimate, the scoreboard's
-    /// header): a hint for the simulator, which knows a segment is coming.
+    /// header): a hint for the simulator, which knows a segment is coming. One line per field
+    /// named: which lines those are is the compiler's layout of `Endpoint` (with today's, 11
+    /// of its 25 lines, the fields the per-segment paths read lying in about 14).
     #[inline(always)]
     pub fn prefetch_hot(&self) {
         use crate::engine::prefetch;
