@@ -358,6 +358,9 @@ impl LinkDir {
     }
 
     /// Count a frame the queue (its limit or RED) refused at `now`.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     fn queue_drop(&mut self, now: SimTime, payload: bool) -> Offer {
         self.stats.frames_dropped_queue += 1;
         self.stats.data_frames_dropped_queue += u64::from(payload);

@@ -138,6 +138,9 @@ impl RcvTune {
 
     /// Data reached the application, `consumed` bytes in all, with `ooo` bytes waiting out of
     /// order beyond RCV.NXT (`tcp_rcv_space_adjust`). True when the window grew.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub fn on_consumed(&mut self, now: SimTime, consumed: u64, ooo: u64) -> bool {
         let Some(t) = self.time else { return false };
         if self.rtt_us8 == 0 || now.since(t).0 / 1_000 < self.rtt_us8 >> 3 {
@@ -191,6 +194,9 @@ impl RcvTune {
     /// (`tcp_event_data_recv` -> `tcp_grow_window`): `rcv_ssthresh` rises by two segments (at
     /// least twice `len`), up to the clamp and the free space. True when it rose: the receiver
     /// then ACKs at once (`icsk_ack.quick |= 1`).
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub fn grow_window(&mut self, len: u64, free: u64) -> bool {
         if len < GROW_MIN_LEN {
             return false;

@@ -15,6 +15,9 @@ impl Endpoint {
 
     /// The peer reset the connection (RFC 9293 section 3.10.7.4, after the segment was found
     /// acceptable): CLOSED, every timer stopped, nothing more sent.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub fn reset_by_peer(&mut self, ctx: &mut Ctx) {
         self.set_state(State::Closed, ctx);
         self.aborted = true;

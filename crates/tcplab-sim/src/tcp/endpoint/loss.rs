@@ -299,6 +299,9 @@ impl Endpoint {
 
     /// After a congestion control's congestion-event hook: whole segments when
     /// `TcpConfig::cwnd_packets` (ssthresh at least 2, cwnd at least 1), else unchanged.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub(super) fn whole_segments(&mut self) {
         if !self.cfg.cwnd_packets {
             return;

@@ -372,6 +372,9 @@ impl Endpoint {
     }
 
     /// The receive buffer not taken by unread data (Linux's `tcp_space`).
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     fn rcv_free(&self, now: SimTime) -> u64 {
         let buf = self.rcv_window_max();
         match self.cfg.rcv_read_rate {

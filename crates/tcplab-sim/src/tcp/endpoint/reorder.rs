@@ -38,6 +38,9 @@ impl Endpoint {
 
     /// `tcp_check_sack_reordering`: `low`, the start of a never-retransmitted segment just
     /// delivered, lies below FACK: grow the threshold to the distance, in segments rounded up.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     fn check_reordering(&mut self, low: u64) {
         let fack = self.fack();
         if low >= fack {
@@ -54,6 +57,9 @@ impl Endpoint {
     /// After the SACK blocks of an ACK were applied (its cumulative part not yet): the lowest
     /// newly SACKed original transmission below `prior_fack` (`tcp_sacktag_one`'s
     /// `state->reord`).
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub(super) fn reordering_after_sacks(&mut self, prior_fack: u64) {
         if self.cfg.max_reordering == 0 {
             return;

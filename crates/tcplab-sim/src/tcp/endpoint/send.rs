@@ -582,6 +582,9 @@ impl Endpoint {
 
     /// With a pacing congestion control, whether the next segment must wait; if so the pacing
     /// timer is armed for its release time.
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     fn paced(&mut self, ctx: &mut Ctx) -> bool {
         if ctx.now >= self.next_send_at
             || !self.cc_rules.paces

@@ -332,6 +332,9 @@ impl Endpoint {
         self.arm_read_timer(ctx);
     }
 
+    // Out of line: most runs never or seldom call it, and in line it made the per-segment paths
+    // that can larger and slower (BENCHMARKS.md, "Rare paths out of line").
+    #[inline(never)]
     pub(super) fn arm_read_timer(&mut self, ctx: &mut Ctx) {
         if let Some(r) = self.cfg.rcv_read_rate {
             if self.unread_now(ctx.now) > 0.0 && !self.timers[TimerKind::Read as usize].is_armed() {
