@@ -21,8 +21,7 @@ const _: () = assert!(WORDS <= 64 && SLOTS.is_power_of_two() && SLOTS >= 64);
 /// without the dependent loads of the lists below), and a larger slot's vector, or one whose
 /// counters are too far apart for the network, becomes the run's (`take` swaps the two, and the
 /// slot keeps the run's emptied vector and its capacity) and is sorted in place. (The slots were
-/// lists in a shared
-/// pool of nodes, which `take` walked and copied into the run: with 100 flows that cost about
+/// lists in a shared pool of nodes, which `take` walked and copied into the run: with 100 flows that cost about
 /// 25 instructions an event, and the pool's free list and the walk's dependent loads more; the
 /// vectors' memory is colder, 2.6 M more last-level misses at 1,000 flows, but the run is 4 to
 /// 5 % faster at 100 and 1,000 flows, BENCHMARKS.md, eighth session.) A bitmap (and one summary
@@ -180,8 +179,7 @@ impl Run {
     /// Empty it (it must hold no event); a vector with room for more than `RUN_KEEP` entries
     /// is given back to the allocator. The run's vector goes on to the next slot taken whole
     /// (`Wheel::take`: more than 8 events), which keeps it until it fills again, possibly
-    /// never: were a burst's room kept, each slot would
-    /// end up with room for the largest burst it ever passed on (10,000 CBR flows ticking
+    /// never: were a burst's room kept, each slot would end up with room for the largest burst it ever passed on (10,000 CBR flows ticking
     /// together every 10 ms: 532 MB at the peak, against 260 MB with the pool of nodes the slots
     /// were before). Keeping room for 1,024 entries still doubled the memory of 1,000 flows
     /// ticking every 1 ms, and shrinking to `RUN_KEEP` instead of freeing fragmented the heap

@@ -65,12 +65,6 @@ impl PacketPool {
         id
     }
 
-    /// Slot `id`, if the pool has it (in use or free).
-    #[inline(always)]
-    pub fn slot(&self, id: FrameId) -> Option<&Packet> {
-        self.slots.get(id as usize)
-    }
-
     /// The packet in slot `id` (which must be in use).
     #[inline]
     pub fn get(&self, id: FrameId) -> &Packet {

@@ -832,7 +832,7 @@ fn prefetch_ahead(
     if let Some(p) = d
         .head()
         .filter(|h| h.intact_for(d.to))
-        .and_then(|h| pool.slot(h.pkt()))
+        .map(|h| pool.get(h.pkt()))
     {
         if let Some(c) = conns.get(p.conn as usize) {
             c.ends[p.to_end as usize & 1].prefetch_hot();
@@ -848,9 +848,7 @@ fn prefetch_ahead(
         return;
     };
     if let Some(h) = d.head() {
-        if let Some(p) = pool.slot(h.pkt()) {
-            prefetch(p);
-        }
+        prefetch(pool.get(h.pkt()));
         if d.relays {
             if let Some(n) = dirs.get(d.hop_memo.1 as usize) {
                 n.prefetch_offer();
